@@ -1,0 +1,380 @@
+"""Kabaleo: hidden-colour stacking for 2-4 players.
+
+Each player secretly holds one colour and places pieces from a public stock onto a fixed board
+of bases, trying to make their colour the majority of visible tops. A piece on a top of its own
+colour cancels both pieces out of the game.
+
+Rulebook points this engine had to interpret (each is also in docs/games/kabaleo.md and a test):
+
+1. *Tallest stack* (second tie-break): a stack is a base covered by at least one piece; its
+   height is the number of pieces on the base. Among the players still tied, the one whose own
+   colour tops the tallest stack wins; equal tallest heights (or no stack at all) -> shared victory.
+2. Tie-breaks apply only among the players tied at the previous step.
+3. *No legal move*: a player with pieces always has one on the printed boards (at most 4 uncovered
+   bases of a colour plus the last-move spot are ever forbidden, and there are 16+ spots), but the
+   engine does not rely on it: a player with no legal placement must take the ``pass`` action
+   (their turn is skipped, their pieces stay). A player with no pieces left is skipped.
+4. The "last move" ban names the spot of the previous move, also when that move was a
+   cancellation.
+5. The colours nobody holds stay secret: the observation says nothing about them.
+6. Rewards: winners +1, others -1; 0 for everyone when all players share the victory.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from kabenvs.core.actions import ActionCatalog
+from kabenvs.core.config import GameConfig
+from kabenvs.core.game import Game, State, as_generator
+from kabenvs.core.observation import ObservationLayout
+
+import dataclasses
+from typing import ClassVar
+
+COLOURS = ("orange", "green", "blue", "pink", "yellow", "purple")
+COLOURS_IN_PLAY = {2: 4, 3: 5, 4: 6}  # 2p: purple and yellow back in the box; 3p: purple
+BASES_PER_COLOUR = 4
+PIECES_PER_COLOUR = 6
+RANDOM_MODE_PIECES = {2: 12, 3: 10, 4: 9}
+EQUITABLE_PER_COLOUR = {2: 3, 3: 2}
+
+
+@dataclasses.dataclass(frozen=True)
+class KabaleoConfig(GameConfig):
+    num_players: int = 2
+    mode: str = "random"  # "random" (2-4 players) or "equitable" (2-3 players)
+
+    PLAYER_COUNTS: ClassVar[tuple[int, ...]] = (2, 3, 4)
+
+    def validate(self) -> None:
+        super().validate()
+        self.check_choice("mode", ("random", "equitable"))
+        if self.mode == "equitable" and self.num_players not in EQUITABLE_PER_COLOUR:
+            self.fail(
+                f"mode='equitable' is for 2 or 3 players (num_players={self.num_players}); "
+                "use mode='random' with 4 players"
+            )
+
+
+class KabaleoGame(Game):
+    name = "kabaleo"
+    env_id = "kabaleo_v0"
+    Config = KabaleoConfig
+    test_configs = [
+        {"num_players": 2, "mode": "random"},
+        {"num_players": 2, "mode": "equitable"},
+        {"num_players": 3, "mode": "random"},
+        {"num_players": 3, "mode": "equitable"},
+        {"num_players": 4, "mode": "random"},
+    ]
+
+    def __init__(self, config=None, **options) -> None:
+        super().__init__(config, **options)
+        n = self.num_players
+        self.num_colours = COLOURS_IN_PLAY[n]
+        self.num_spots = BASES_PER_COLOUR * self.num_colours
+        self.total_pieces = PIECES_PER_COLOUR * self.num_colours
+        self.max_height = self.total_pieces  # no height limit: a stack can hold every piece
+        self.place_ids = np.array(
+            [[self.catalog.id("place", c, s) for s in range(self.num_spots)] for c in range(self.num_colours)]
+        )
+        self.pass_id = self.catalog.id("pass")
+        # _apply decodes a placement arithmetically; this keeps the catalog honest about it.
+        assert all(self.place_ids[c, s] == c * self.num_spots + s for c in range(self.num_colours) for s in range(self.num_spots))
+
+    def build_catalog(self) -> ActionCatalog:
+        nc = COLOURS_IN_PLAY[self.num_players]
+        cat = ActionCatalog()
+        cat.add(
+            "place",
+            [(c, s) for c in range(nc) for s in range(BASES_PER_COLOUR * nc)],
+            name=lambda c, s: f"place {COLOURS[c]} on spot {s}",
+            describe="place a piece of colour c (from your stock) on spot s; id = c * spots + s",
+        )
+        cat.add("pass", name="pass", describe="only when no placement is legal (rules note 3)")
+        return cat
+
+    def build_layout(self) -> ObservationLayout:
+        n = self.num_players
+        nc = COLOURS_IN_PLAY[n]
+        spots = BASES_PER_COLOUR * nc
+        height = PIECES_PER_COLOUR * nc
+        lay = ObservationLayout()
+        lay.add("my_colour", 6, "one-hot: my secret target colour")
+        lay.add("to_move", n, "one-hot, seat-relative (0 = me): who decides now")
+        lay.add("stock", (n, 6), "pieces of each colour in each player's stock (seat-relative), / 6")
+        lay.add("last_spot", spots, "one-hot: spot of the last move (forbidden now); all 0 before the first move")
+        lay.add("base", (spots, 6), "one-hot colour of each spot's base")
+        lay.add("top", (spots, 6), "one-hot colour each spot shows now (its top piece, or the base)")
+        lay.add("height", spots, "pieces on each base / total pieces in play")
+        lay.add("stack", (spots, height, 6), "the whole stack: one-hot colour of piece k (0 = lowest) on each spot")
+        lay.add("board_count", 6, "spots showing each colour / number of spots")
+        lay.add("played", (n, 6), "pieces of each colour each player has placed (seat-relative) / 6")
+        lay.add("covered", (n, 6), "times each player placed a piece over a top of each colour / 6")
+        lay.add("cancels", n, "cancellations each player made / 6")
+        return lay
+
+    def max_decisions(self) -> int:
+        # Each placement uses a piece; a pass can only happen when none is legal, and the next
+        # placement anywhere makes the banned spot free again, so passes are bounded by pieces.
+        return 2 * self.total_pieces + self.num_players
+
+    def new_state(self, rng=None) -> "KabaleoState":
+        return KabaleoState.deal(self, as_generator(rng))
+
+
+class KabaleoState(State):
+    game: KabaleoGame
+
+    @classmethod
+    def deal(cls, game: KabaleoGame, rng: np.random.Generator) -> "KabaleoState":
+        s = cls(game, rng)
+        n, nc = game.num_players, game.num_colours
+        # Targets: n of the nc target pyramids drawn at random (one colour each, all distinct).
+        s.targets = [int(c) for c in rng.permutation(nc)[:n]]
+        # Bases laid out at random, then fixed.
+        bases = np.repeat(np.arange(nc), BASES_PER_COLOUR)
+        s.spots = [[int(b)] for b in rng.permutation(bases)]
+        if game.config.mode == "equitable":
+            each = EQUITABLE_PER_COLOUR[n]
+            s.stock = [[each] * nc for _ in range(n)]
+        else:
+            bag = rng.permutation(np.repeat(np.arange(nc), PIECES_PER_COLOUR))
+            k = RANDOM_MODE_PIECES[n]
+            s.stock = [np.bincount(bag[p * k:(p + 1) * k], minlength=nc).tolist() for p in range(n)]
+        s.removed = [0] * nc  # pieces cancelled out of the game, per colour
+        s.played = [[0] * nc for _ in range(n)]
+        s.covered = [[0] * nc for _ in range(n)]
+        s.cancels = [0] * n
+        s.last_spot = None
+        s.current_player = int(rng.integers(n))
+        return s
+
+    # -- legality and moves -------------------------------------------------------------------
+    def _placements(self) -> list[int]:
+        g = self.game
+        p = self.current_player
+        ids = g.place_ids
+        out = []
+        for c, count in enumerate(self.stock[p]):
+            if not count:
+                continue
+            row = ids[c]
+            for s, stack in enumerate(self.spots):
+                if s == self.last_spot or (len(stack) == 1 and stack[0] == c):
+                    continue
+                out.append(int(row[s]))
+        return out
+
+    def _legal_actions(self) -> list[int]:
+        return self._placements() or [self.game.pass_id]
+
+    def _apply(self, action: int) -> None:
+        g = self.game
+        p = self.current_player
+        if action != g.pass_id:
+            c, s = divmod(action, g.num_spots)  # place ids are c * spots + s (see build_catalog)
+            stack = self.spots[s]
+            top = stack[-1]
+            self.stock[p][c] -= 1
+            self.played[p][c] += 1
+            self.covered[p][top] += 1
+            if len(stack) > 1 and top == c:
+                stack.pop()  # the two pieces in contact leave the game
+                self.removed[c] += 2
+                self.cancels[p] += 1
+            else:
+                stack.append(c)
+            self.last_spot = s
+        self.current_player = self._next_player(p)
+
+    def _next_player(self, p: int) -> int | None:
+        n = self.num_players
+        for k in range(1, n + 1):
+            q = (p + k) % n
+            if any(self.stock[q]):
+                return q
+        return None
+
+    def invariants(self) -> list[str]:
+        g = self.game
+        problems = []
+        nc = g.num_colours
+        on_board = [0] * nc
+        for stack in self.spots:
+            for c in stack[1:]:
+                on_board[c] += 1
+            for a, b in zip(stack[1:], stack[2:]):
+                if a == b:
+                    problems.append(f"two {COLOURS[a]} pieces in contact on a stack")
+            if len(stack) > 1 and stack[0] == stack[1]:
+                problems.append("a piece on a base of its own colour")
+        bases = [sum(1 for st in self.spots if st[0] == c) for c in range(nc)]
+        if bases != [BASES_PER_COLOUR] * nc:
+            problems.append(f"bases per colour {bases}")
+        if g.config.mode == "equitable":
+            dealt = [EQUITABLE_PER_COLOUR[self.num_players] * self.num_players] * nc
+        else:
+            dealt = None  # random mode: pieces left in the bag are unknown; check the total instead
+        held = [sum(self.stock[p][c] for p in range(self.num_players)) for c in range(nc)]
+        total = [on_board[c] + self.removed[c] + held[c] for c in range(nc)]
+        if dealt is not None and total != dealt:
+            problems.append(f"equitable pieces not conserved: {total} != {dealt}")
+        if dealt is None and sum(total) != RANDOM_MODE_PIECES[self.num_players] * self.num_players:
+            problems.append(f"random-mode pieces not conserved: {sum(total)}")
+        if any(t > PIECES_PER_COLOUR for t in total):
+            problems.append(f"more pieces of a colour than exist: {total}")
+        if sorted(set(self.targets)) != sorted(self.targets):
+            problems.append("two players share a target")
+        return problems
+
+    # -- results ----------------------------------------------------------------------------------
+    def tops(self) -> list[int]:
+        return [stack[-1] for stack in self.spots]
+
+    def colour_counts(self) -> dict[str, list[int]]:
+        """Per colour: spots shown, covered stacks shown, tallest stack shown (pieces on base)."""
+        nc = self.game.num_colours
+        spots, stacks, tallest = [0] * nc, [0] * nc, [0] * nc
+        for stack in self.spots:
+            c = stack[-1]
+            spots[c] += 1
+            if len(stack) > 1:
+                stacks[c] += 1
+                tallest[c] = max(tallest[c], len(stack) - 1)
+        return {"spots": spots, "stacks": stacks, "tallest": tallest}
+
+    def winners(self) -> list[int]:
+        counts = self.colour_counts()
+        tied = list(range(self.num_players))
+        for key in ("spots", "stacks", "tallest"):
+            best = max(counts[key][self.targets[p]] for p in tied)
+            tied = [p for p in tied if counts[key][self.targets[p]] == best]
+            if len(tied) == 1:
+                break
+        return tied
+
+    def scores(self) -> list[float]:
+        counts = self.colour_counts()
+        return [float(counts["spots"][self.targets[p]]) for p in range(self.num_players)]
+
+    def final_info(self) -> dict:
+        counts = self.colour_counts()
+        return {
+            "winners": self.winners(),
+            "scores": self.scores(),
+            "targets": [COLOURS[c] for c in self.targets],
+            "spots_per_colour": {COLOURS[c]: counts["spots"][c] for c in range(self.game.num_colours)},
+            "stacks_per_colour": {COLOURS[c]: counts["stacks"][c] for c in range(self.game.num_colours)},
+            "tallest_per_colour": {COLOURS[c]: counts["tallest"][c] for c in range(self.game.num_colours)},
+        }
+
+    # -- information --------------------------------------------------------------------------------
+    def observation(self, player: int) -> np.ndarray:
+        g = self.game
+        lay = g.layout
+        n = self.num_players
+        buf = lay.zeros()
+        buf[lay.offset("my_colour") + self.targets[player]] = 1.0
+        if self.current_player is not None:
+            buf[lay.offset("to_move") + (self.current_player - player) % n] = 1.0
+        stock = lay.view(buf, "stock")
+        played = lay.view(buf, "played")
+        covered = lay.view(buf, "covered")
+        cancels = lay.view(buf, "cancels")
+        nc = g.num_colours
+        for p in range(n):
+            r = (p - player) % n
+            stock[r, :nc] = self.stock[p]
+            played[r, :nc] = self.played[p]
+            covered[r, :nc] = self.covered[p]
+            cancels[r] = self.cancels[p]
+        stock /= 6.0
+        played /= 6.0
+        covered /= 6.0
+        cancels /= 6.0
+        if self.last_spot is not None:
+            buf[lay.offset("last_spot") + self.last_spot] = 1.0
+        base0, top0, h0, st0, bc0 = (
+            lay.offset("base"), lay.offset("top"), lay.offset("height"), lay.offset("stack"), lay.offset("board_count")
+        )
+        level_stride = 6
+        spot_stride = g.max_height * 6
+        inv_total = 1.0 / g.total_pieces
+        inv_spots = 1.0 / g.num_spots
+        for s, stack in enumerate(self.spots):
+            buf[base0 + 6 * s + stack[0]] = 1.0
+            buf[top0 + 6 * s + stack[-1]] = 1.0
+            buf[bc0 + stack[-1]] += inv_spots
+            h = len(stack) - 1
+            if h:
+                buf[h0 + s] = h * inv_total
+                o = st0 + s * spot_stride
+                for k in range(h):
+                    buf[o + k * level_stride + stack[k + 1]] = 1.0
+        return buf
+
+    def resample_hidden(self, player: int, rng=None) -> "KabaleoState":
+        """Re-deal the other players' targets among the colours ``player`` does not hold."""
+        rng = as_generator(rng)
+        new = self.clone()
+        others = [c for c in range(self.game.num_colours) if c != self.targets[player]]
+        picks = rng.permutation(others)
+        k = 0
+        for p in range(self.num_players):
+            if p != player:
+                new.targets[p] = int(picks[k])
+                k += 1
+        new.rng = np.random.default_rng(rng.integers(0, 2**63))
+        return new
+
+    def decision(self) -> str:
+        if self.current_player is None:
+            return "game over"
+        return f"player {self.current_player}: place a piece (colour, spot)"
+
+    def render(self, player: int | None = None) -> str:
+        g = self.game
+        lines = []
+        turn = "game over" if self.current_player is None else f"player {self.current_player} to move"
+        lines.append(f"Kabaleo, {self.num_players} players, {g.config.mode} mode - {turn}")
+        if player is None:
+            lines.append("targets: " + ", ".join(f"p{p}={COLOURS[c]}" for p, c in enumerate(self.targets)))
+        else:
+            lines.append(f"you are player {player}; your secret colour: {COLOURS[self.targets[player]]}")
+        for s, stack in enumerate(self.spots):
+            mark = " <- last move" if s == self.last_spot else ""
+            pieces = " ".join(COLOURS[c] for c in stack[1:])
+            lines.append(f"  spot {s:2d}: [{COLOURS[stack[0]]} base] {pieces}{mark}")
+        for p in range(self.num_players):
+            stock = ", ".join(f"{COLOURS[c]} {k}" for c, k in enumerate(self.stock[p]) if k)
+            lines.append(f"  player {p} stock: {stock or 'empty'}")
+        counts = self.colour_counts()["spots"]
+        lines.append("  spots per colour: " + ", ".join(f"{COLOURS[c]} {k}" for c, k in enumerate(counts)))
+        if self.current_player is None:
+            lines.append(f"  winners: {self.winners()} (targets {[COLOURS[c] for c in self.targets]})")
+        return "\n".join(lines)
+
+    def clone(self) -> "KabaleoState":
+        # Faster than the generic deepcopy: every field is a flat list or a list of flat lists.
+        new = KabaleoState.__new__(KabaleoState)
+        new.game = self.game
+        new.rng = np.random.default_rng()
+        new.rng.bit_generator.state = self.rng.bit_generator.state
+        new.current_player = self.current_player
+        new.truncated = self.truncated
+        new.history = self.history[:]
+        new.targets = self.targets[:]
+        new.spots = [s[:] for s in self.spots]
+        new.stock = [s[:] for s in self.stock]
+        new.removed = self.removed[:]
+        new.played = [s[:] for s in self.played]
+        new.covered = [s[:] for s in self.covered]
+        new.cancels = self.cancels[:]
+        new.last_spot = self.last_spot
+        new._reset_caches()
+        return new
+
+
+KabaleoGame.State = KabaleoState

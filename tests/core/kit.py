@@ -1,0 +1,67 @@
+"""Helpers of the shared test kit: every registered game, every config it lists."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+
+import numpy as np
+import pytest
+
+from kabenvs.core.game import Game, State
+from kabenvs.core.registry import env_ids, game_class
+
+# Games per config in the default run; `KIT_GAMES=5000 pytest -m slow` style runs scale it up.
+KIT_GAMES = int(os.environ.get("KIT_GAMES", "300"))
+
+
+def all_cases() -> list[tuple[str, dict]]:
+    return [(eid, cfg) for eid in env_ids() for cfg in game_class(eid).test_configs]
+
+
+def case_id(case) -> str:
+    eid, cfg = case
+    return eid + "[" + ",".join(f"{k}={v}" for k, v in sorted(cfg.items())) + "]"
+
+
+CASES = all_cases()
+cases = pytest.mark.parametrize("case", CASES, ids=[case_id(c) for c in CASES])
+
+
+def build(case) -> Game:
+    eid, cfg = case
+    return game_class(eid)(**cfg)
+
+
+def state_data(state: State) -> dict:
+    """The state's fields without the generator and history (for 'did hidden info change')."""
+    d = json.loads(state.to_json())["state"]
+    d.pop("history", None)
+    return d
+
+
+def random_playout(state: State, rnd: random.Random, limit: int, check=None) -> int:
+    steps = 0
+    while state.current_player is not None and steps < limit:
+        legal = state.legal_actions()
+        if check is not None:
+            check(state, legal)
+        state.apply(rnd.choice(legal))
+        steps += 1
+    return steps
+
+
+def sample_states(game: Game, n_games: int, seed: int, per_game: int = 4) -> list[State]:
+    """States at random depths of random games (including some terminal ones)."""
+    rnd = random.Random(seed)
+    out = []
+    for g in range(n_games):
+        state = game.new_state(np.random.default_rng(seed * 1000 + g))
+        trajectory = [state.clone()]
+        while state.current_player is not None and len(trajectory) < game.max_decisions():
+            state.apply(rnd.choice(state.legal_actions()))
+            trajectory.append(state.clone())
+        picks = sorted(rnd.sample(range(len(trajectory)), min(per_game, len(trajectory))))
+        out.extend(trajectory[i] for i in picks)
+    return out

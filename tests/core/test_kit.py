@@ -1,0 +1,291 @@
+"""The shared test kit of DESIGN.md, run over every registered env id and its test configs.
+
+A new game gets all of this by registering; nothing here names a game.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import math
+import random
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import kabenvs
+from kabenvs.agents import Decision, RandomAgent
+from kabenvs.core.errors import ConfigError, IllegalActionError
+from kabenvs.core.registry import env_ids, game_class
+
+from .kit import KIT_GAMES, build, cases, random_playout, sample_states, state_data
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def make_env(case, **kw):
+    eid, cfg = case
+    return kabenvs.make(eid, **cfg, **kw)
+
+
+@cases
+def test_pettingzoo_api(case):
+    with warnings.catch_warnings():  # PettingZoo warns about Dict observations: by design
+        warnings.simplefilter("ignore")
+        api_test(make_env(case), num_cycles=300)
+
+
+@cases
+def test_pettingzoo_seed(case):
+    seed_test(lambda: make_env(case), num_cycles=300)
+
+
+@cases
+def test_random_games_invariants(case):
+    """Thousands of random games (over all configs): conservation, masks, bounds, returns."""
+    game = build(case)
+    rnd = random.Random(7)
+    n = game.num_players
+    lengths = []
+
+    def check(state, legal):
+        assert legal, f"no legal action while player {state.current_player} must decide"
+        assert all(0 <= a < game.num_actions for a in legal)
+        mask = state.legal_mask()
+        assert mask.dtype == np.int8 and mask.sum() == len(legal)
+        problems = state.invariants()
+        assert not problems, problems
+
+    for g in range(KIT_GAMES):
+        state = game.new_state(np.random.default_rng(g))
+        steps = random_playout(state, rnd, game.max_decisions() + 1, check)
+        lengths.append(steps)
+        assert state.current_player is None, (
+            f"game {g} did not end within its declared bound of {game.max_decisions()} decisions"
+        )
+        assert state.legal_actions() == [] and state.legal_mask().sum() == 0
+        assert not state.invariants(), state.invariants()
+        ret = state.returns()
+        assert len(ret) == n and all(isinstance(r, float) and math.isfinite(r) for r in ret)
+        if not state.truncated:
+            winners = state.winners()
+            assert winners and set(winners) <= set(range(n))
+        json.dumps(state.final_info())  # plain JSON for infos and logs
+    assert max(lengths) <= game.max_decisions()
+
+
+@cases
+def test_env_masks_only_for_deciding_agent(case):
+    env = make_env(case)
+    game = env.game
+    rnd = random.Random(3)
+    for episode in range(20):
+        env.reset(seed=episode)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            assert obs["observation"].shape == (game.observation_size,)
+            assert obs["observation"].dtype == np.float32 and np.isfinite(obs["observation"]).all()
+            for other in env.agents:
+                mask = env.observe(other)["action_mask"]
+                deciding = other == agent and not (term or trunc)
+                assert (mask.sum() > 0) == deciding, (other, agent, term, trunc)
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        assert env.agents == []
+
+
+@cases
+def test_json_round_trip_and_clone_same_future(case):
+    game = build(case)
+    for state in sample_states(game, 15, seed=11):
+        text = state.to_json()
+        restored = game.state_from_json(text)
+        assert restored.to_json() == text
+        clone = state.clone()
+        assert clone.to_json() == text
+        rnd = random.Random(5)
+        while state.current_player is not None:
+            a = rnd.choice(state.legal_actions())
+            for s in (state, restored, clone):
+                s.apply(a)
+            assert state.to_json() == restored.to_json() == clone.to_json()
+            np.testing.assert_array_equal(
+                state.observation(state.current_player or 0), restored.observation(state.current_player or 0)
+            )
+
+
+@cases
+def test_reset_from_saved_state(case):
+    env = make_env(case)
+    game = env.game
+    state = sample_states(game, 1, seed=2, per_game=1)[0]
+    env.reset(options={"state": state.to_json()})
+    assert env.unwrapped.state.to_json() == state.to_json()
+    if state.current_player is not None:
+        assert env.agent_selection == f"player_{state.current_player}"
+
+
+@cases
+def test_illegal_action_raises_and_changes_nothing(case):
+    game = build(case)
+    env = make_env(case)
+    for state in sample_states(game, 10, seed=13):
+        if state.current_player is None:
+            with pytest.raises(IllegalActionError):
+                state.apply(0)
+            continue
+        before = state.to_json()
+        illegal = np.flatnonzero(state.legal_mask() == 0).tolist()
+        bad = [game.num_actions, -1, 2**40, 1.5, "x", None] + illegal[:3]
+        for a in bad:
+            with pytest.raises(IllegalActionError) as err:
+                state.apply(a)
+            assert state.decision() in str(err.value) and "legal choices" in str(err.value)
+            assert state.to_json() == before
+        # through the env as well
+        env.reset(options={"state": before})
+        for a in bad:
+            if a is None:
+                continue
+            with pytest.raises(IllegalActionError):
+                env.step(a)
+            assert env.unwrapped.state.to_json() == before
+
+
+@cases
+def test_no_leak_under_resample_hidden(case):
+    """What a seat observes (and may do) is the same in every world it cannot tell apart."""
+    game = build(case)
+    rng = np.random.default_rng(17)
+    changed = checked = 0
+    for state in sample_states(game, 25, seed=19):
+        for p in range(game.num_players):
+            for _ in range(2):
+                world = state.resample_hidden(p, rng)
+                checked += 1
+                np.testing.assert_array_equal(world.observation(p), state.observation(p))
+                assert world.current_player == state.current_player
+                if state.current_player == p:
+                    np.testing.assert_array_equal(world.legal_mask(), state.legal_mask())
+                assert not world.invariants(), world.invariants()
+                if state_data(world) != state_data(state):
+                    changed += 1
+                # a resampled world is a real game: it plays on to a legal end
+                random_playout(world.clone(), random.Random(1), game.max_decisions())
+    if game.has_hidden_information:
+        assert changed > 0, "resample_hidden never changed any hidden information"
+
+
+@cases
+def test_same_seed_same_trajectory_despite_global_rngs(case):
+    def run(disturb: bool):
+        env = make_env(case)
+        env.reset(seed=1234)
+        rnd = random.Random(99)
+        trace = []
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            trace.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward))
+            if disturb:
+                random.seed(random.random())
+                np.random.seed(int(np.random.randint(1 << 30)))
+                np.random.random(7)
+            env.step(None if term or trunc else rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        return trace
+
+    assert run(False) == run(True)
+
+
+@cases
+def test_heuristic_bot_reads_only_its_information(case):
+    eid, _ = case
+    game = build(case)
+    try:
+        bots = importlib.import_module(f"kabenvs.games.{game.name}.bots")
+    except ModuleNotFoundError:
+        pytest.skip("no heuristic bot yet")
+    rng = np.random.default_rng(23)
+    for state in sample_states(game, 10, seed=29):
+        p = state.current_player
+        if p is None:
+            continue
+        for _ in range(2):
+            world = state.resample_hidden(p, rng)
+            a = bots.HeuristicAgent(seed=5).act(Decision(p, state))
+            b = bots.HeuristicAgent(seed=5).act(Decision(p, world))
+            assert a == b, f"the bot's choice depends on information player {p} does not have"
+            assert state.is_legal(a)
+
+
+@cases
+def test_docs_page_carries_current_tables(case):
+    eid, cfg = case
+    game_cls = game_class(eid)
+    if cfg != game_cls.test_configs[0]:
+        pytest.skip("tables are documented for the first (default) test config")
+    page = ROOT / "docs" / "games" / f"{game_cls.name}.md"
+    assert page.exists(), f"missing docs page {page}"
+    text = page.read_text()
+    game = build(case)
+    assert game.layout.table() in text, "observation index table in the docs is out of date"
+    assert game.catalog.table() in text, "action table in the docs is out of date"
+
+
+@cases
+def test_render_views(case):
+    game = build(case)
+    state = sample_states(game, 1, seed=31, per_game=1)[0]
+    assert isinstance(state.render(), str) and state.render()
+    for p in range(game.num_players):
+        assert isinstance(state.render(p), str)
+    env = make_env(case, render_mode="ansi")
+    env.reset(seed=0)
+    assert isinstance(env.render(), str)
+
+
+def test_every_game_registered_and_versioned():
+    assert kabenvs.ENV_IDS == env_ids() and "kabaleo_v0" in kabenvs.ENV_IDS
+    for eid in kabenvs.ENV_IDS:
+        module = getattr(kabenvs, eid)
+        env = module.env()
+        assert isinstance(env, kabenvs.GameEnv)
+        assert isinstance(module.raw_env(), kabenvs.GameEnv)
+    from kabenvs import kabaleo_v0  # PettingZoo-style import
+
+    assert kabaleo_v0.env(num_players=3).num_agents == 3
+
+
+def test_bad_env_id_and_options_name_what_is_allowed():
+    with pytest.raises(ConfigError, match="known env ids"):
+        kabenvs.make("kabaleo_v9")
+    for eid in kabenvs.ENV_IDS:
+        with pytest.raises(ConfigError, match="allowed options"):
+            kabenvs.make(eid, no_such_option=1)
+        with pytest.raises(ConfigError, match="num_players"):
+            kabenvs.make(eid, num_players=99)
+    with pytest.raises(ConfigError, match="render_mode"):
+        kabenvs.make("kabaleo_v0", render_mode="3d")
+    assert issubclass(ConfigError, ValueError) and issubclass(IllegalActionError, ValueError)
+
+
+def test_random_agent_uses_own_generator_and_mask():
+    game = build(("kabaleo_v0", {}))
+    state = game.new_state(0)
+    a = [RandomAgent(seed=1).act(Decision(state.current_player, state)) for _ in range(3)]
+    np.random.seed(0)
+    random.seed(0)
+    b = [RandomAgent(seed=1).act(Decision(state.current_player, state)) for _ in range(3)]
+    assert a == b and all(state.is_legal(x) for x in a)
+
+
+def test_import_does_not_pull_torch():
+    import subprocess
+    import sys
+
+    code = "import sys, kabenvs, kabenvs.agents; assert 'torch' not in sys.modules, 'torch imported'"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
