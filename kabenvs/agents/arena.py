@@ -1,0 +1,111 @@
+"""Play many games between agents with seats rotated and deals paired.
+
+Every deal (seed) is played once per rotation of the seats, so each agent sits in every seat of
+every deal and the luck of the deal cancels out. This is the one match runner; evaluation,
+benchmarks of bots and the training callbacks all build on it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kabenvs.agents.base import Agent, play_game
+from kabenvs.core.game import Game, State
+
+AgentFactory = Callable[[int], Agent]  # seed -> a fresh agent
+
+
+def wilson_interval(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a win rate (ties count half a win)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class MatchResult:
+    names: list[str]
+    games: int = 0
+    # per seat: a shared victory counts 1/k to each of k winners; a competitor in several seats
+    # gets the mean of its seats, so with n seats an even match gives each 1/n
+    wins: list[float] = field(default_factory=list)
+    outright: list[int] = field(default_factory=list)
+    total_return: list[float] = field(default_factory=list)
+    truncated: int = 0
+    states: list[State] = field(default_factory=list)  # finished games, if kept
+
+    def win_rate(self, i: int) -> float:
+        return self.wins[i] / self.games if self.games else 0.0
+
+    def interval(self, i: int) -> tuple[float, float]:
+        return wilson_interval(self.wins[i], self.games)
+
+    def mean_return(self, i: int) -> float:
+        return self.total_return[i] / self.games if self.games else 0.0
+
+    def table(self) -> str:
+        rows = [f"{'agent':<24} {'win rate':>9} {'95% CI':>17} {'mean return':>12}"]
+        for i, name in enumerate(self.names):
+            lo, hi = self.interval(i)
+            rows.append(f"{name:<24} {self.win_rate(i):>9.3f} [{lo:.3f}, {hi:.3f}] {self.mean_return(i):>12.3f}")
+        rows.append(f"{self.games} games, {self.truncated} truncated")
+        return "\n".join(rows)
+
+
+def play_match(
+    game: Game,
+    agents: Sequence[AgentFactory | Agent],
+    deals: int,
+    seed: int = 0,
+    names: Sequence[str] | None = None,
+    keep_states: bool = False,
+    on_game: Callable[[State, list[int]], None] | None = None,
+) -> MatchResult:
+    """``agents[i]`` is the i-th competitor; with fewer competitors than seats they repeat in turn.
+
+    Each deal is played ``num_players`` times with the seating rotated; ``on_game(state, seating)``
+    sees every finished game (``seating[seat]`` = competitor index), e.g. to write a game log.
+    """
+    n = game.num_players
+    k = len(agents)
+    names = list(names) if names else [getattr(a, "name", f"agent{i}") for i, a in enumerate(agents)]
+    result = MatchResult(names=names, wins=[0.0] * k, outright=[0] * k, total_return=[0.0] * k)
+    seeds = np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint64)
+    for d in range(deals):
+        for rot in range(n):
+            seating = [(s + rot) % k if k >= n else (s + rot) % n % k for s in range(n)]
+            seat_agents = []
+            for s, idx in enumerate(seating):
+                a = agents[idx]
+                seat_agents.append(a(int(seeds[d]) * 31 + s) if callable(a) and not hasattr(a, "act") else a)
+            state = game.new_state(np.random.default_rng(int(seeds[d])))
+            play_game(state, seat_agents)
+            result.games += 1
+            if state.current_player is not None or state.truncated:
+                result.truncated += 1
+            ret = state.returns()
+            # Each competitor's share of the game: average over the seats it occupies.
+            per = {}
+            for s, idx in enumerate(seating):
+                per.setdefault(idx, []).append(s)
+            winners = [] if (state.current_player is not None or state.truncated) else state.winners()
+            for idx, seats in per.items():
+                result.total_return[idx] += sum(ret[s] for s in seats) / len(seats)
+                if winners:
+                    # per seat: a competitor in two seats is judged by its average seat
+                    result.wins[idx] += sum(1 for s in seats if s in winners) / len(winners) / len(seats)
+                    if len(winners) == 1 and winners[0] in seats:
+                        result.outright[idx] += 1
+            if keep_states:
+                result.states.append(state)
+            if on_game is not None:
+                on_game(state, seating)
+    return result
