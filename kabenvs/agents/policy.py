@@ -220,13 +220,12 @@ def load_agent(
         from kabenvs.core.registry import make_game
 
         game = make_game(game)
-    from kabenvs.core.registry import game_class  # noqa: F401  (keeps the registry loaded)
-
     model, meta = load_sb3_model(path, game)
     zip_path, _ = model_paths(path)
     model.policy.set_training_mode(False)
     return PolicyAgent(
         model.policy,
+        # a run's final_model is best named by its run folder
         name=zip_path.stem if zip_path.stem != "final_model" else zip_path.parent.name,
         seed=seed,
         deterministic=deterministic,

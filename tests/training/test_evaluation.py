@@ -6,10 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from kabenvs.agents import RandomAgent
 from kabenvs.core.registry import make_game
 from training.evaluation import Competitor, baseline, evaluate, versus_baseline
 
