@@ -1,0 +1,140 @@
+"""Kabaal observation: one seat's information state as a flat float32 vector.
+
+Seat-relative: in every per-player block index 0 is the observing seat, 1 the next seat
+clockwise (the player it passes cards to), and so on. Everything here is either public or the
+observing seat's own knowledge; the hidden cards of other hands and the undealt cards never
+enter (the shared kit checks this with ``resample_hidden``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kabenvs.core.observation import ObservationLayout
+from kabenvs.games.kabaal.board import CULTISTS_PER_PLAYER, NUM_AREAS
+from kabenvs.games.kabaal.cards import NUM_CARDS
+
+if TYPE_CHECKING:
+    from kabenvs.games.kabaal.rules import KabaalState
+
+# The decision being asked, in the order of the ``phase`` one-hot block.
+PHASES: tuple[str, ...] = ("pass", "play", "face_up", "place", "move", "push", "flip_down")
+TRICKS_PER_ROUND = 6
+NUM_COLOURS = 4
+
+
+def build_layout(n: int) -> ObservationLayout:
+    C, A = NUM_CARDS, NUM_AREAS
+    lay = ObservationLayout()
+    lay.add("to_move", n, "one-hot, seat-relative (0 = me): who decides now")
+    lay.add("phase", len(PHASES), f"one-hot decision being asked: {', '.join(PHASES)}")
+    lay.add("my_hidden_hand", C, "my hand cards that are not face up (card id = colour*8 + value-1; 32-35 = 5+, 6+, 7+, 666)")
+    lay.add("my_passing", C, "cards I chose to pass left this round; after the exchange those still unplayed")
+    lay.add("my_received", C, "cards I received from my right neighbour this round")
+    lay.add("face_up", (n, C), "every player's face-up cards (seat-relative)")
+    lay.add("hand_size", n, "cards in each player's hand including face-up ones / 8 (seat-relative)")
+    lay.add("trick", (n, C), "the current trick: the card each seat played to it (seat-relative)")
+    lay.add("trick_leader", n, "one-hot: who opened the current trick (seat-relative); order follows clockwise")
+    lay.add("played_round", (n, C), "every card each seat played this round, current trick included (seat-relative)")
+    lay.add("tricks_played", 1, "tricks completed this round / 6")
+    lay.add("board", (A, n), "cultists of each cult on each area card (area id = colour*4 + pair; seat-relative)")
+    lay.add("face_down", A, "area cards turned face down (Dagon option)")
+    lay.add("supply", n, "cultists in each supply / 6 (seat-relative)")
+    lay.add("altar", n, "rituals performed (cultists on the altar) / 3 (seat-relative)")
+    lay.add("tricks_won", n, "tricks won this round / 6 (seat-relative)")
+    lay.add("amulet", n, "one-hot: the amulet holder (seat-relative)")
+    lay.add("actor", n, "one-hot: who places cultists now (trick winner or pity cultist); 0 when nobody")
+    lay.add("pusher", n, "one-hot: who pushes in the current placement; 0 when nobody")
+    lay.add("colours_used", NUM_COLOURS, "card colours already used for a placement in this trick")
+    lay.add("pity", 1, "1 while pity cultists are placed (end of round)")
+    lay.add("push_cultist", n, "one-hot: the cult of the cultist being pushed (seat-relative)")
+    lay.add("push_from", A, "one-hot: the area card it is pushed from")
+    lay.add("move_target", A, "one-hot: the area card a cultist is being moved to (empty supply)")
+    lay.add("flip_line", A, "the line of the ritual whose performer turns one card face down (Dagon)")
+    lay.add("round", 1, "round number / round limit")
+    return lay
+
+
+class Encoder:
+    """Offsets of a layout, computed once per game so encoding is plain index arithmetic."""
+
+    def __init__(self, lay: ObservationLayout, n: int, max_rounds: int) -> None:
+        self.lay = lay
+        self.n = n
+        self.max_rounds = max_rounds
+        o = lay.offset
+        self.to_move, self.phase = o("to_move"), o("phase")
+        self.hidden, self.passing, self.received = o("my_hidden_hand"), o("my_passing"), o("my_received")
+        self.face_up, self.hand_size = o("face_up"), o("hand_size")
+        self.trick, self.leader, self.played = o("trick"), o("trick_leader"), o("played_round")
+        self.tricks_played, self.board, self.face_down = o("tricks_played"), o("board"), o("face_down")
+        self.supply, self.altar, self.tricks_won, self.amulet = o("supply"), o("altar"), o("tricks_won"), o("amulet")
+        self.actor, self.pusher, self.colours_used, self.pity = o("actor"), o("pusher"), o("colours_used"), o("pity")
+        self.push_cultist, self.push_from = o("push_cultist"), o("push_from")
+        self.move_target, self.flip_line, self.round = o("move_target"), o("flip_line"), o("round")
+        self.phase_index = {p: i for i, p in enumerate(PHASES)}
+
+    def encode(self, s: "KabaalState", me: int) -> np.ndarray:
+        n = self.n
+        C = NUM_CARDS
+        buf = np.zeros(self.lay.size, dtype=np.float32)
+        ones: list[int] = []  # indices set to 1.0 in one vectorised store at the end
+        add = ones.append
+
+        def rel(p: int) -> int:
+            return (p - me) % n
+
+        if s.current_player is not None:
+            add(self.to_move + rel(s.current_player))
+            add(self.phase + self.phase_index[s.phase])
+        ones.extend(self.hidden + k for k in s.hands[me])
+        played_all = set()
+        for p in range(n):
+            r = rel(p)
+            ones.extend(self.face_up + r * C + k for k in s.faceup[p])
+            ones.extend(self.played + r * C + k for k in s.played[p])
+            played_all.update(s.played[p])
+            buf[self.hand_size + r] = (len(s.hands[p]) + len(s.faceup[p]) + len(s.passing[p])) / 8.0
+            buf[self.supply + r] = s.supply[p] / CULTISTS_PER_PLAYER
+            buf[self.altar + r] = s.altar[p] / 3.0
+            buf[self.tricks_won + r] = s.tricks_won[p] / TRICKS_PER_ROUND
+        if s.passing[me]:
+            ones.extend(self.passing + k for k in s.passing[me])
+        else:
+            ones.extend(self.passing + k for k in s.passed[me] if k not in played_all)
+        ones.extend(self.received + k for k in s.received[me])
+        for seat, k in zip(s.trick_seats, s.trick_cards):
+            add(self.trick + rel(seat) * C + k)
+        if s.trick_seats:
+            add(self.leader + rel(s.trick_seats[0]))
+        buf[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
+        bit_rel = [1 << p for p in range(n)]
+        for a, mask in enumerate(s.board):
+            if mask:
+                base = self.board + a * n
+                for p in range(n):
+                    if mask & bit_rel[p]:
+                        add(base + rel(p))
+            if s.face_down[a]:
+                add(self.face_down + a)
+        add(self.amulet + rel(s.amulet))
+        if s.actor is not None:
+            add(self.actor + rel(s.actor))
+        if s.pusher is not None:
+            add(self.pusher + rel(s.pusher))
+        ones.extend(self.colours_used + c for c in s.place_colours)
+        if s.context == "pity":
+            add(self.pity)
+        if s.push_queue and s.phase == "push":
+            a, q = s.push_queue[0]
+            add(self.push_cultist + rel(q))
+            add(self.push_from + a)
+        if s.move_target is not None:
+            add(self.move_target + s.move_target)
+        if s.flip_queue and s.phase == "flip_down":
+            ones.extend(self.flip_line + a for a in s.flip_queue[0][1])
+        buf[self.round] = s.round / self.max_rounds
+        buf[ones] = 1.0
+        return buf
