@@ -75,66 +75,82 @@ class Encoder:
         self.push_cultist, self.push_from = o("push_cultist"), o("push_from")
         self.move_target, self.flip_line, self.round = o("move_target"), o("flip_line"), o("round")
         self.phase_index = {p: i for i, p in enumerate(PHASES)}
+        self.rel = [[(p - me) % n for p in range(n)] for me in range(n)]
+        # board_table[me][mask]: seat-relative indices of the cults whose bits are in mask
+        self.board_table = [
+            [[(p - me) % n for p in range(n) if mask >> p & 1] for mask in range(1 << n)] for me in range(n)
+        ]
 
     def encode(self, s: "KabaalState", me: int) -> np.ndarray:
         n = self.n
         C = NUM_CARDS
         buf = np.zeros(self.lay.size, dtype=np.float32)
-        ones: list[int] = []  # indices set to 1.0 in one vectorised store at the end
+        # indices set to 1.0 in one vectorised store at the end
+        rel = self.rel[me]  # absolute seat -> seat-relative index
+        ones: list[int] = [self.amulet + rel[s.amulet]]
         add = ones.append
-
-        def rel(p: int) -> int:
-            return (p - me) % n
-
         if s.current_player is not None:
-            add(self.to_move + rel(s.current_player))
+            add(self.to_move + rel[s.current_player])
             add(self.phase + self.phase_index[s.phase])
-        ones.extend(self.hidden + k for k in s.hands[me])
-        played_all = set()
+        o = self.hidden
+        ones += [o + k for k in s.hands[me]]
+        played_all: list[int] = []
+        scalars = [0.0] * (4 * n)
         for p in range(n):
-            r = rel(p)
-            ones.extend(self.face_up + r * C + k for k in s.faceup[p])
-            ones.extend(self.played + r * C + k for k in s.played[p])
-            played_all.update(s.played[p])
-            buf[self.hand_size + r] = (len(s.hands[p]) + len(s.faceup[p]) + len(s.passing[p])) / 8.0
-            buf[self.supply + r] = s.supply[p] / CULTISTS_PER_PLAYER
-            buf[self.altar + r] = s.altar[p] / 3.0
-            buf[self.tricks_won + r] = s.tricks_won[p] / TRICKS_PER_ROUND
+            r = rel[p]
+            o = self.face_up + r * C
+            ones += [o + k for k in s.faceup[p]]
+            o = self.played + r * C
+            ones += [o + k for k in s.played[p]]
+            played_all += s.played[p]
+            scalars[r] = len(s.hands[p]) + len(s.faceup[p]) + len(s.passing[p])
+            scalars[n + r] = s.supply[p]
+            scalars[2 * n + r] = s.altar[p]
+            scalars[3 * n + r] = s.tricks_won[p]
+        buf[self.hand_size:self.hand_size + n] = scalars[:n]
+        buf[self.supply:self.supply + n] = scalars[n:2 * n]
+        buf[self.altar:self.altar + n] = scalars[2 * n:3 * n]
+        buf[self.tricks_won:self.tricks_won + n] = scalars[3 * n:]
+        o = self.passing
         if s.passing[me]:
-            ones.extend(self.passing + k for k in s.passing[me])
-        else:
-            ones.extend(self.passing + k for k in s.passed[me] if k not in played_all)
-        ones.extend(self.received + k for k in s.received[me])
-        for seat, k in zip(s.trick_seats, s.trick_cards):
-            add(self.trick + rel(seat) * C + k)
+            ones += [o + k for k in s.passing[me]]
+        elif s.passed[me]:
+            ones += [o + k for k in s.passed[me] if k not in played_all]
+        o = self.received
+        ones += [o + k for k in s.received[me]]
         if s.trick_seats:
-            add(self.leader + rel(s.trick_seats[0]))
-        buf[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
-        bit_rel = [1 << p for p in range(n)]
+            o = self.trick
+            ones += [o + rel[seat] * C + k for seat, k in zip(s.trick_seats, s.trick_cards)]
+            add(self.leader + rel[s.trick_seats[0]])
+        o = self.board
+        table = self.board_table[me]
         for a, mask in enumerate(s.board):
             if mask:
-                base = self.board + a * n
-                for p in range(n):
-                    if mask & bit_rel[p]:
-                        add(base + rel(p))
-            if s.face_down[a]:
-                add(self.face_down + a)
-        add(self.amulet + rel(s.amulet))
+                ones += [o + a * n + r for r in table[mask]]
+        if any(s.face_down):
+            ones += [self.face_down + a for a, d in enumerate(s.face_down) if d]
         if s.actor is not None:
-            add(self.actor + rel(s.actor))
+            add(self.actor + rel[s.actor])
         if s.pusher is not None:
-            add(self.pusher + rel(s.pusher))
-        ones.extend(self.colours_used + c for c in s.place_colours)
+            add(self.pusher + rel[s.pusher])
+        if s.place_colours:
+            ones += [self.colours_used + c for c in s.place_colours]
         if s.context == "pity":
             add(self.pity)
         if s.push_queue and s.phase == "push":
             a, q = s.push_queue[0]
-            add(self.push_cultist + rel(q))
+            add(self.push_cultist + rel[q])
             add(self.push_from + a)
         if s.move_target is not None:
             add(self.move_target + s.move_target)
         if s.flip_queue and s.phase == "flip_down":
-            ones.extend(self.flip_line + a for a in s.flip_queue[0][1])
-        buf[self.round] = s.round / self.max_rounds
+            ones += [self.flip_line + a for a in s.flip_queue[0][1]]
         buf[ones] = 1.0
+        # scale the counts written above
+        buf[self.hand_size:self.hand_size + n] *= 1.0 / 8.0
+        buf[self.supply:self.supply + n] *= 1.0 / CULTISTS_PER_PLAYER
+        buf[self.altar:self.altar + n] *= 1.0 / 3.0
+        buf[self.tricks_won:self.tricks_won + n] *= 1.0 / TRICKS_PER_ROUND
+        buf[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
+        buf[self.round] = s.round / self.max_rounds
         return buf
