@@ -87,3 +87,37 @@ def cultists_of(state: KabaalState, p: int) -> list[str]:
     from kabenvs.games.kabaal.board import AREA_CARDS
 
     return sorted(AREA_CARDS[a] for a in range(16) if state.board[a] >> p & 1)
+
+
+def deal(state: KabaalState, spec: dict[int, tuple[list[str], list[str]]], leader: int, amulet: int | None = None) -> None:
+    """Rig a round after the exchange: per seat (cards it must hold, card colours it must lack).
+
+    The rest of each 8-card holding is filled with the first free colour cards of other colours;
+    the last two cards of each holding are its face-up cards, so the named cards stay hidden."""
+    from kabenvs.games.kabaal.board import CARD_COLOURS
+    from kabenvs.games.kabaal.cards import COLOUR, NO_COLOUR
+
+    taken = {card(name) for must, _ in spec.values() for name in must}
+    holdings = {}
+    for seat in range(state.num_players):
+        must, void = spec.get(seat, ([], []))
+        void_ids = {CARD_COLOURS.index(c) for c in void}
+        hand = [card(name) for name in must]
+        for k in state.game.deck:
+            if len(hand) == 8:
+                break
+            if k in taken or COLOUR[k] == NO_COLOUR or COLOUR[k] in void_ids:
+                continue
+            hand.append(k)
+            taken.add(k)
+        assert len(hand) == 8, f"cannot fill seat {seat}"
+        holdings[seat] = (hand[:6], hand[6:])
+    rig_play_phase(state, holdings, leader, amulet)
+
+
+def play(state: KabaalState, seat: int, name: str) -> None:
+    """Seat plays ``name``, or already did because it was the only legal card."""
+    k = card(name)
+    if state.played[seat] and state.played[seat][-1] == k:
+        return
+    act(state, f"play {name}", seat)
