@@ -28,7 +28,7 @@ from kabenvs.core.registry import env_ids, game_class
 from kabenvs.play.session import AgentError, PlaySession, Seat
 
 BOT_KINDS = ("human", "heuristic", "random")
-DEFAULT_OPPONENT = "heuristic"
+DEFAULT_OPPONENT = "default"  # the game's heuristic bot, or random where the game has none
 
 
 class UsageError(Exception):
@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", "--seats", dest="seats", nargs="+", default=[], metavar="SPEC",
                    help="who sits in seats 0, 1, ...: human | heuristic | random | MODEL.zip")
     p.add_argument("--opponents", nargs="+", default=[], metavar="SPEC",
-                   help="who fills the seats --seat left open (the last one repeats); default heuristic")
+                   help="who fills the seats --seat left open (the last one repeats); default: the game's heuristic bot, or random where it has none")
     p.add_argument("--names", nargs="+", default=[], metavar="NAME", help="names of the human seats, in order")
     p.add_argument("--seed", type=int, help="deal seed (default: a random one, shown and logged)")
     p.add_argument("--log", metavar="FILE", help="append the game to this game log (one JSON line per game)")
@@ -149,12 +149,14 @@ def build_seat(spec: str, index: int, game: Game, deal_seed: int, human_names: l
         from kabenvs.agents import RandomAgent
 
         return Seat("random", RandomAgent(seed), name="random", seed=seed)
-    if kind == "heuristic":
-        from kabenvs.agents import heuristic_agent
+    if kind in ("heuristic", DEFAULT_OPPONENT):
+        from kabenvs.agents import RandomAgent, heuristic_agent
 
         try:
             agent = heuristic_agent(game.env_id, seed)
         except (ImportError, AttributeError) as exc:
+            if kind == DEFAULT_OPPONENT:
+                return Seat("random", RandomAgent(seed), name="random", seed=seed)
             raise UsageError(f"{game.env_id} has no heuristic bot ({exc}); use random or a model") from None
         return Seat("heuristic", agent, name=getattr(agent, "name", "heuristic"), seed=seed)
     return load_model_seat(spec, game, seed)
