@@ -209,7 +209,9 @@ def check_record(record: Any, where: str = "record") -> None:
     if missing:
         raise RecordError(f"{where}: not a kabenvs game record (missing {', '.join(missing)})")
     if record.get("version", VERSION) > VERSION:
-        raise RecordError(f"{where}: record version {record['version']} is newer than this kabenvs reads ({VERSION})")
+        raise RecordError(
+            f"{where}: record version {record['version']} is newer than this kabenvs reads ({VERSION})"
+        )
     if not isinstance(record["seats"], list) or not isinstance(record["actions"], list):
         raise RecordError(f"{where}: 'seats' and 'actions' must be lists")
     for i, act in enumerate(record["actions"]):

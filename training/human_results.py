@@ -139,12 +139,14 @@ def summarize(paths: str | PathLike | Sequence[str | PathLike], as_json: bool = 
         )
     if not rows:
         lines.append("(no game with both a human and an agent)")
-    lines.append("win rates count a k-way shared victory as 1/k; unfinished games (quit, truncated) have no result")
+    lines.append("win rates count a k-way shared victory as 1/k; "
+                 "unfinished games (quit, truncated) have no result")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="human_results", description="Agents' results against humans, from game logs.")
+    parser = argparse.ArgumentParser(prog="human_results",
+                                     description="Agents' results against humans, from game logs.")
     parser.add_argument("logs", nargs="+", help="game logs (JSON lines written by play.py or evaluation)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)

@@ -93,10 +93,12 @@ def match_choice(answer: str, names: Sequence[str]) -> tuple[int | None, str | N
     if len(hits) == 1:
         return hits[0], None
     if not hits:
-        return None, f"No choice starts with {text!r}: enter a number from 1 to {n} or the start of a name (? for help)."
+        return None, (f"No choice starts with {text!r}: enter a number from 1 to {n} "
+                      "or the start of a name (? for help).")
     shown = ", ".join(f"{i + 1}) {names[i]}" for i in hits[:6])
     more = f", ... ({len(hits)} in all)" if len(hits) > 6 else ""
-    return None, f"{text!r} is ambiguous, it starts {len(hits)} choices: {shown}{more}. Type more or a number."
+    return None, (f"{text!r} is ambiguous, it starts {len(hits)} choices: {shown}{more}. "
+                  "Type more or a number.")
 
 
 def format_choices(names: Sequence[str], width: int = 100) -> str:

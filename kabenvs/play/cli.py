@@ -12,6 +12,7 @@ Bad arguments print one line naming the problem and exit with status 2.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as _dt
 import json
 import os
@@ -50,12 +51,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("game", nargs="?", help=f"env id, one of {env_ids()}")
     p.add_argument("options", nargs="*", help="game options as key=value")
-    p.add_argument("--players", type=int, help="number of players (default: from the seats given, else the game's)")
+    p.add_argument("--players", type=int,
+                   help="number of players (default: from the seats given, else the game's)")
     p.add_argument("--seat", "--seats", dest="seats", nargs="+", default=[], metavar="SPEC",
                    help="who sits in seats 0, 1, ...: human | heuristic | random | MODEL.zip")
     p.add_argument("--opponents", nargs="+", default=[], metavar="SPEC",
-                   help="who fills the seats --seat left open (the last one repeats); default: the game's heuristic bot, or random where it has none")
-    p.add_argument("--names", nargs="+", default=[], metavar="NAME", help="names of the human seats, in order")
+                   help="who fills the seats --seat left open (the last one repeats); default: "
+                   "the game's heuristic bot, or random where it has none")
+    p.add_argument("--names", nargs="+", default=[], metavar="NAME",
+                   help="names of the human seats, in order")
     p.add_argument("--seed", type=int, help="deal seed (default: a random one, shown and logged)")
     p.add_argument("--log", metavar="FILE", help="append the game to this game log (one JSON line per game)")
     p.add_argument("--replay", metavar="LOG", help="replay a logged game instead of playing")
@@ -134,7 +138,9 @@ def seat_specs(args, default_players: int) -> list[str]:
         raise UsageError(f"--seat names {len(seats)} seats but the game has {n} players")
     free = n - len(seats)
     if len(opponents) > free:
-        raise UsageError(f"{len(opponents)} opponent(s) given but only {free} seat(s) are left for {n} players")
+        raise UsageError(
+            f"{len(opponents)} opponent(s) given but only {free} seat(s) are left for {n} players"
+        )
     fill = opponents + [opponents[-1] if opponents else DEFAULT_OPPONENT] * (free - len(opponents))
     return seats + fill
 
@@ -168,7 +174,9 @@ def load_model_seat(path: str, game: Game, seed: int) -> Seat:
     try:
         from kabenvs.agents.policy import load_agent  # torch is only imported when a model plays
     except ImportError as exc:
-        raise UsageError(f"cannot load trained model {path!r}: kabenvs.agents.policy is not available ({exc})") from None
+        raise UsageError(
+            f"cannot load trained model {path!r}: kabenvs.agents.policy is not available ({exc})"
+        ) from None
     try:
         agent = load_agent(path, game, seed=seed, deterministic=True)
     except Exception as exc:  # ModelLoadError and whatever a broken file raises: one line, exit 2
@@ -179,30 +187,45 @@ def load_model_seat(path: str, game: Game, seed: int) -> Seat:
                 model_hash=model_hash(path), seed=seed)
 
 
+def player_count(args, cls: type[Game], options: dict[str, Any]) -> int | None:
+    """--players or the num_players option (they must agree); None lets the seats decide."""
+    players = args.players
+    if "num_players" in options:
+        value = options.pop("num_players")
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise UsageError(f"num_players={value!r} must be an integer")
+        if players is not None and players != value:
+            raise UsageError(f"--players {players} contradicts num_players={value}")
+        players = value
+    return players
+
+
+def default_player_count(cls: type[Game]) -> int:
+    for f in dataclasses.fields(cls.Config):
+        if f.name == "num_players" and isinstance(f.default, int):
+            return f.default
+    return 2
+
+
 def play_main(args, console: Console) -> int:
     cls = resolve_game(args.game)
     options = dict(parse_option(item) for item in args.options)
-    if args.players is not None:
-        if "num_players" in options and options["num_players"] != args.players:
-            raise UsageError(f"--players {args.players} contradicts num_players={options['num_players']}")
-    default_players = options.get("num_players", cls.Config.num_players if hasattr(cls.Config, "num_players") else 2)
-    if args.players is None and isinstance(options.get("num_players"), int):
-        args.players = options["num_players"]
-    specs = seat_specs(args, default_players)
+    args.players = player_count(args, cls, options)
+    specs = seat_specs(args, default_player_count(cls))
     options["num_players"] = len(specs)
     try:
         game = cls(**options)
-    except ConfigError as exc:
-        raise UsageError(str(exc)) from None
-    except TypeError as exc:  # a value of the wrong type deep in a config constructor
-        raise UsageError(f"bad option for {cls.env_id}: {exc}") from None
+    except (ValueError, TypeError) as exc:  # ConfigError, or a wrong type deep in a config
+        message = str(exc) if isinstance(exc, ConfigError) else f"bad option for {cls.env_id}: {exc}"
+        raise UsageError(message) from None
     deal_seed = args.seed if args.seed is not None else secrets.randbits(31)
     if deal_seed < 0:
         raise UsageError(f"--seed {deal_seed}: the seed must be >= 0")
     names = list(args.names)
     seats = [build_seat(spec, i, game, deal_seed, names) for i, spec in enumerate(specs)]
     if names:
-        raise UsageError(f"--names gives {len(args.names)} names for {sum(s.kind == 'human' for s in seats)} human seat(s)")
+        humans = sum(s.kind == "human" for s in seats)
+        raise UsageError(f"--names gives {len(args.names)} names for {humans} human seat(s)")
     if args.log:
         _check_writable(args.log)
     state = game.new_state(np.random.default_rng(deal_seed))
@@ -225,7 +248,8 @@ def play_main(args, console: Console) -> int:
 def _check_writable(path: str) -> None:
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
-        raise UsageError(f"--log {path!r} is a folder; give a file such as {os.path.join(path, 'games.jsonl')}")
+        example = os.path.join(path, "games.jsonl")
+        raise UsageError(f"--log {path!r} is a folder; give a file such as {example}")
     if os.path.exists(folder) and not os.access(folder, os.W_OK):
         raise UsageError(f"--log {path!r}: cannot write in {folder}")
 
@@ -237,7 +261,8 @@ def _log(path: str | None, state, seats: list[Seat], deal_seed: int, meta: dict,
 
     index = _count_records(path)
     append_record(path, make_record(state, [s.record() for s in seats], deal_seed, meta=meta))
-    console.write(f"Game logged to {path} as game {index} (replay: play.py --replay {path} --game-index {index})")
+    console.write(f"Game logged to {path} as game {index} "
+                  f"(replay: play.py --replay {path} --game-index {index})")
 
 
 def _count_records(path: str) -> int:

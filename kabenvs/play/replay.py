@@ -48,7 +48,9 @@ def replay_main(args, console: Console) -> int:
                              f"(0..{len(records) - 1}, -1 for the last; --list shows them)")
         k = 0
     if not -len(records) <= k < len(records):
-        raise UsageError(f"--game-index {k}: {args.replay} holds {len(records)} games (0..{len(records) - 1}, or -1)")
+        raise UsageError(
+            f"--game-index {k}: {args.replay} holds {len(records)} games (0..{len(records) - 1}, or -1)"
+        )
     record = records[k]
     try:
         game = game_of(record)
@@ -62,7 +64,8 @@ def replay_main(args, console: Console) -> int:
         you = " (you)" if view == p else ""
         return f"player {p}{you} ({_seat_text(seats[p]) if p < len(seats) else '?'})"
 
-    console.write(f"Replay of game {k % len(records)} in {args.replay}: {record['env_id']} {record['config']}, "
+    console.write(f"Replay of game {k % len(records)} in {args.replay}: "
+                  f"{record['env_id']} {record['config']}, "
                   f"seed {record['seed']}, {len(record['actions'])} decisions")
     console.write("Seats: " + ", ".join(who(p) for p in range(n)))
     console.write(f"View: {'everything' if view is None else f'player {view}'}")
@@ -92,7 +95,8 @@ def replay_main(args, console: Console) -> int:
     console.write(f"Result: {_result_text(recomputed)}")
     if recomputed.get("scores") is not None:
         console.write(f"Final scores: {recomputed['scores']}")
-    same = all(recomputed.get(key) == logged.get(key) for key in ("finished", "truncated", "winners", "returns"))
+    keys = ("finished", "truncated", "winners", "returns")
+    same = all(recomputed.get(key) == logged.get(key) for key in keys)
     if not same:
         console.write(f"play.py: the replayed result differs from the log's ({_result_text(logged)})")
         return 1

@@ -109,7 +109,7 @@ class PlaySession:
         elif not state.history:
             lines.append("First decision of the game.")
         lines.append("Seats: " + ", ".join(self.who(p, seat) for p in range(self.game.num_players)))
-        lines.append(f"Your turn, player {seat}. Decision: {state.decision()}")
+        lines.append(f"Player {seat}, you decide now: {state.decision()}")
         lines.append("Choices:")
         return "\n".join(lines)
 
@@ -133,7 +133,8 @@ class PlaySession:
         steps = 0
         watch = not self.humans  # only agents: show every move as it happens
         if watch:
-            con.write(f"=== {self.game.env_id}: " + ", ".join(self.who(p) for p in range(self.game.num_players)))
+            everyone = ", ".join(self.who(p) for p in range(self.game.num_players))
+            con.write(f"=== {self.game.env_id}: {everyone}")
         try:
             while state.current_player is not None:
                 if steps >= self.max_steps:
@@ -187,7 +188,8 @@ class PlaySession:
             lines.append("Returns: " + ", ".join(f"player {p} {_number(returns[p], True)}" for p in range(n)))
             scores = state.scores()
             if scores is not None:
-                lines.append("Final scores: " + ", ".join(f"player {p} {_number(scores[p])}" for p in range(n)))
+                shown = ", ".join(f"player {p} {_number(scores[p])}" for p in range(n))
+                lines.append(f"Final scores: {shown}")
             info = state.final_info()
             extra = {k: v for k, v in info.items() if k not in ("winners", "scores")}
             for key, value in extra.items():

@@ -17,10 +17,11 @@ import numpy as np
 from kabenvs.core.game import State
 
 
-def seen_name(before: State, action: int, viewer: int | None) -> str:
+def seen_name(before: State, action: int, viewer: int | None, _after: dict | None = None) -> str:
     """The name of ``action`` (about to be taken in ``before``) as ``viewer`` may know it.
 
     ``viewer`` None is the all-seeing view (replays with ``--view all``, the final log).
+    ``_after`` caches the states after each legal action when several viewers ask.
     """
     name = before.action_name(action)
     mover = before.current_player
@@ -29,11 +30,19 @@ def seen_name(before: State, action: int, viewer: int | None) -> str:
     legal = before.legal_actions()
     if len(legal) <= 1:
         return name
-    after = _observation_after(before, action, viewer)
+    after = _after if _after is not None else {}
+
+    def observed(a: int) -> np.ndarray:
+        if a not in after:
+            state = before.clone()
+            state.apply(a)
+            after[a] = state
+        return after[a].observation(viewer)
+
+    mine = observed(action)
     twins = [
         a for a in legal
-        if a != action and before.action_name(a) != name
-        and np.array_equal(_observation_after(before, a, viewer), after)
+        if a != action and before.action_name(a) != name and np.array_equal(observed(a), mine)
     ]
     if not twins:
         return name
@@ -42,12 +51,6 @@ def seen_name(before: State, action: int, viewer: int | None) -> str:
     if all(catalog.kind(a) == kind for a in twins):
         return f"{kind} (hidden from you)"
     return "a choice hidden from you"
-
-
-def _observation_after(before: State, action: int, viewer: int) -> np.ndarray:
-    state = before.clone()
-    state.apply(action)
-    return state.observation(viewer)
 
 
 @dataclass
@@ -70,8 +73,9 @@ def make_move(before: State, action: int, viewers: list[int]) -> Move:
     """A ``Move`` for ``action`` taken in ``before``, with the labels of the seats in ``viewers``."""
     name = before.action_name(action)
     seen = {}
+    after: dict = {}
     for v in viewers:
-        label = seen_name(before, action, v)
+        label = seen_name(before, action, v, after)
         if label != name:
             seen[v] = label
     return Move(step=len(before.history), player=before.current_player, action=action, name=name, seen=seen)

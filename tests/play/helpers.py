@@ -14,7 +14,9 @@ from kabenvs.play.cli import main
 GAME_CASES = [(eid, game_class(eid).test_configs[0]) for eid in env_ids()]
 GAME_IDS = [eid for eid, _ in GAME_CASES]
 ALL_CONFIGS = [(eid, cfg) for eid in env_ids() for cfg in game_class(eid).test_configs]
-ALL_CONFIG_IDS = [eid + "[" + ",".join(f"{k}={v}" for k, v in sorted(c.items())) + "]" for eid, c in ALL_CONFIGS]
+ALL_CONFIG_IDS = [
+    eid + "[" + ",".join(f"{k}={v}" for k, v in sorted(c.items())) + "]" for eid, c in ALL_CONFIGS
+]
 
 BAD_NUMBER = "987654"
 NO_SUCH = "zzqx no such choice"

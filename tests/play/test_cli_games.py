@@ -159,7 +159,8 @@ def test_script_runs_as_a_program(tmp_path):
     script = ROOT / "scripts" / "play.py"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.run([sys.executable, str(script), "kabaleo_v0", "--opponents", "random", "--seed", "1"],
-                          input="\n".join(["1"] * 60) + "\n", capture_output=True, text=True, env=env, timeout=120)
+                          input="\n".join(["1"] * 60) + "\n", capture_output=True, text=True, env=env,
+                          timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "=== Game over" in proc.stdout and "Traceback" not in proc.stderr
     proc = subprocess.run([sys.executable, str(script), "no_such_game_v9"], capture_output=True, text=True,

@@ -23,7 +23,8 @@ from tests.play.helpers import ALL_CONFIG_IDS, ALL_CONFIGS
 
 def _play_transcript(state: State, human: int, seed: int) -> str:
     game = state.game
-    seats = [Seat("human") if p == human else Seat("random", RandomAgent(seed + p)) for p in range(game.num_players)]
+    seats = [Seat("human") if p == human else Seat("random", RandomAgent(seed + p))
+             for p in range(game.num_players)]
     out = io.StringIO()
     console = Console(io.StringIO("1\n" * 200), out)
     PlaySession(game, state, seats, console).run()
@@ -81,7 +82,7 @@ def test_screen_is_the_same_in_every_world_the_seat_cannot_tell_apart(case):
         checked += 1
         for seat in range(game.num_players):
             world = state.resample_hidden(seat, rng)
-            assert world.render(seat) == state.render(seat), f"{env_id}: render({seat}) shows hidden information"
+            assert world.render(seat) == state.render(seat), f"{env_id}: render({seat}) shows hidden info"
         p = state.current_player
         seats = [Seat("human")] * game.num_players
         screens = []

@@ -61,7 +61,8 @@ def test_arena_games_can_be_logged(tmp_path):
     kinds = ["random", "random"]
 
     def log(state, seating, deal_seed):
-        append_record(path, make_record(state, [{"kind": kinds[i], "name": f"agent{i}"} for i in seating], deal_seed))
+        seats = [{"kind": kinds[i], "name": f"agent{i}"} for i in seating]
+        append_record(path, make_record(state, seats, deal_seed))
 
     play_match(game, [lambda s: RandomAgent(s), lambda s: RandomAgent(s + 1)], deals=2, seed=5, on_game=log)
     records = read_records(path)
@@ -84,7 +85,9 @@ def test_make_record_checks_the_deal_seed_and_the_seats():
         make_record(state, seats[:1], 3)
     record = make_record(state, [{"kind": "human", "name": "ann", "seed": 1}, {"kind": "random"}], 3,
                          meta={"ended": "finished"})
-    assert record["seats"][0] == {"kind": "human", "name": "ann", "model_path": None, "model_hash": None, "seed": 1}
+    assert record["seats"][0] == {
+        "kind": "human", "name": "ann", "model_path": None, "model_hash": None, "seed": 1
+    }
     assert record["seats"][1]["name"] == "random" and record["meta"] == {"ended": "finished"}
 
 
@@ -107,7 +110,8 @@ def test_malformed_logs_name_the_file_and_line(tmp_path):
     with pytest.raises(RecordError, match=rf"{path}, line 4: not a JSON game record"):
         read_records(path)
     path.write_text(good + "\n" + json.dumps({"env_id": "kabaleo_v0", "seed": 1}) + "\n")
-    with pytest.raises(RecordError, match=r"line 2: not a kabenvs game record \(missing config, seats, actions, result\)"):
+    missing = r"line 2: not a kabenvs game record \(missing config, seats, actions, result\)"
+    with pytest.raises(RecordError, match=missing):
         read_records(path)
     path.write_text("[1, 2]\n")
     with pytest.raises(RecordError, match="line 1: a game record must be a JSON object"):
