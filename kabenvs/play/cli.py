@@ -230,6 +230,8 @@ def play_main(args, console: Console) -> int:
         _check_writable(args.log)
     state = game.new_state(np.random.default_rng(deal_seed))
     console.write(f"{game.env_id} {json.dumps(game.config.to_dict())}, deal seed {deal_seed}")
+    if any(spec == DEFAULT_OPPONENT and seat.kind == "random" for spec, seat in zip(specs, seats)):
+        console.write(f"({game.env_id} has no heuristic bot yet: the open seats get random bots)")
     session = PlaySession(game, state, seats, console)
     try:
         outcome = session.run()

@@ -56,6 +56,7 @@ def first_decision_names(game: Game, seed: int) -> list[str]:
     return [state.action_name(a) for a in state.legal_actions()]
 
 
-def answer_lines(game: Game, extra: int = 10, cap: int = 4000) -> list[str]:
-    """Enough '1' answers (and screen-passing Enters) to play any game of ``game`` to its end."""
+def answer_lines(game: Game, extra: int = 10, cap: int = 1500) -> list[str]:
+    """Enough '1' answers (and screen-passing Enters) to play a game of ``game`` to its end; a game
+    longer than ``cap`` lines ends at the end of input, which is a clean end too."""
     return ["1"] * min(2 * game.max_decisions() + extra, cap)
