@@ -60,7 +60,8 @@ class Console:
     def clear(self) -> None:
         """Hide the previous screen before the next person looks (hot-seat play)."""
         if _isatty(self.output):
-            self.output.write("\033[2J\033[H")
+            # 3J clears the scrollback too: scrolling up must not show the last hand
+            self.output.write("\033[H\033[2J\033[3J")
         else:
             self.output.write("\n" + "=" * 72 + "\n")
         self.output.flush()
