@@ -39,7 +39,7 @@ class Console:
     def __init__(self, input: TextIO | None = None, output: TextIO | None = None) -> None:
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
-        self.interactive = _isatty(self.input) and _isatty(self.output)
+        self._bad_reads = 0
 
     def write(self, text: str = "") -> None:
         self.output.write(text + "\n")
@@ -49,7 +49,17 @@ class Console:
         """One line of input without its newline; None at the end of input."""
         self.output.write(prompt)
         self.output.flush()
-        line = self.input.readline()
+        try:
+            line = self.input.readline()
+        except UnicodeDecodeError:
+            # undecodable bytes: answered like an unknown name and asked again, unless the
+            # stream keeps failing (then it is as good as ended)
+            self._bad_reads += 1
+            if self._bad_reads >= 3:
+                self.output.write("\n")
+                return None
+            return "\ufffd"
+        self._bad_reads = 0
         if not line:
             self.output.write("\n")
             return None

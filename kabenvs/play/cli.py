@@ -243,8 +243,9 @@ def play_main(args, console: Console) -> int:
             "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
     if outcome.quit_by is not None:
         meta["quit_by"] = outcome.quit_by
-    _log(args.log, state, seats, deal_seed, meta, console)
-    return 0
+    if not _log(args.log, state, seats, deal_seed, meta, console):
+        return 1
+    return 130 if outcome.ended == "interrupted" else 0
 
 
 def _check_writable(path: str) -> None:
@@ -256,20 +257,26 @@ def _check_writable(path: str) -> None:
         raise UsageError(f"--log {path!r}: cannot write in {folder}")
 
 
-def _log(path: str | None, state, seats: list[Seat], deal_seed: int, meta: dict, console: Console) -> None:
+def _log(path: str | None, state, seats: list[Seat], deal_seed: int, meta: dict, console: Console) -> bool:
+    """Append the game to the log at ``path`` (if any); False (said on screen) when that fails."""
     if not path:
-        return
+        return True
     from kabenvs.records import append_record, make_record
 
     index = _count_records(path)
-    append_record(path, make_record(state, [s.record() for s in seats], deal_seed, meta=meta))
+    try:
+        append_record(path, make_record(state, [s.record() for s in seats], deal_seed, meta=meta))
+    except OSError as exc:
+        console.write(f"play.py: could not write the game log {path}: {exc}")
+        return False
     console.write(f"Game logged to {path} as game {index} "
                   f"(replay: play.py --replay {path} --game-index {index})")
+    return True
 
 
 def _count_records(path: str) -> int:
     try:
         with open(path, encoding="utf-8") as fh:
             return sum(1 for line in fh if line.strip())
-    except FileNotFoundError:
+    except (OSError, UnicodeDecodeError):  # no log yet, or one append_record will report on
         return 0

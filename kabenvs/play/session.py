@@ -52,7 +52,7 @@ class Seat:
 class Outcome:
     state: State
     moves: list[Move]
-    ended: str  # "finished" | "truncated" | "quit" | "eof" | "limit"
+    ended: str  # "finished" | "truncated" | "quit" | "eof" | "interrupted" | "limit"
     quit_by: int | None = None
     meta: dict[str, Any] = field(default_factory=dict)
 
@@ -163,6 +163,8 @@ class PlaySession:
                     con.write("\n".join(self.moves_text([move], None)))
         except QuitGame as stop:
             return self._end(stop.reason, stop.player)
+        except KeyboardInterrupt:  # Ctrl-C: still end the game cleanly so it can be logged
+            return self._end("interrupted", state.current_player)
         return self._end("truncated" if state.truncated else "finished")
 
     def _end(self, ended: str, quit_by: int | None = None) -> Outcome:
@@ -198,6 +200,8 @@ class PlaySession:
             lines.append("The game hit its own limit and ended without a result.")
         elif ended == "limit":
             lines.append(f"Stopped after {self.max_steps} decisions (the game's bound) without a result.")
+        elif ended == "interrupted":
+            lines.append("Interrupted (Ctrl-C): game abandoned, no result.")
         elif ended == "eof":
             lines.append(f"Input ended at player {quit_by}'s decision: game abandoned, no result.")
         else:

@@ -103,3 +103,67 @@ def test_replay_errors(tmp_path):
     tampered = _log_with(tmp_path, [json.dumps(record)])
     rc, out, _ = run_cli(["--replay", str(tampered)])
     assert rc == 1 and "does not replay" in out and "Traceback" not in out
+
+
+class _InterruptAfter:
+    """An input stream that answers some lines, then behaves like Ctrl-C."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = list(lines)
+
+    def readline(self) -> str:
+        if self.lines:
+            return self.lines.pop(0) + "\n"
+        raise KeyboardInterrupt
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_ctrl_c_ends_cleanly_and_logs_the_game(tmp_path):
+    import io
+
+    from kabenvs.play.cli import main
+    from kabenvs.records import read_records
+
+    log = tmp_path / "g.jsonl"
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(["kabaleo_v0", "--opponents", "random", "--seed", "3", "--log", str(log)],
+              input=_InterruptAfter(["1", "2"]), output=out, errors=err)
+    assert rc == 130
+    assert "Interrupted (Ctrl-C): game abandoned" in out.getvalue() and "Traceback" not in out.getvalue()
+    [record] = read_records(log)
+    assert record["meta"]["ended"] == "interrupted" and not record["result"]["finished"]
+
+
+def test_unwritable_log_is_reported_not_raised(tmp_path):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    rc, out, err = run_cli(["kabaleo_v0", "--opponents", "random", "--log", str(blocker / "g.jsonl")], "quit\n")
+    assert rc == 1 and "could not write the game log" in out and "Traceback" not in out + err
+
+
+def test_undecodable_input_is_asked_again_never_a_traceback():
+    import io
+
+    from kabenvs.play.cli import main
+
+    class Garbled:
+        def __init__(self, failures: int, then: list[str]):
+            self.failures, self.then = failures, list(then)
+
+        def readline(self):
+            if self.failures:
+                self.failures -= 1
+                raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
+            return self.then.pop(0) + "\n" if self.then else ""
+
+        def isatty(self):
+            return False
+
+    out = io.StringIO()
+    rc = main(["kabaleo_v0", "--opponents", "random", "--seed", "1"], input=Garbled(1, ["quit"]), output=out)
+    assert rc == 0 and "No choice starts with" in out.getvalue() and "quit: game abandoned" in out.getvalue()
+    out = io.StringIO()
+    rc = main(["kabaleo_v0", "--opponents", "random", "--seed", "1"], input=Garbled(10**6, []), output=out)
+    assert rc == 0 and "Input ended" in out.getvalue()
