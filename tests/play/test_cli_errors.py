@@ -139,7 +139,8 @@ def test_ctrl_c_ends_cleanly_and_logs_the_game(tmp_path):
 def test_unwritable_log_is_reported_not_raised(tmp_path):
     blocker = tmp_path / "a_file"
     blocker.write_text("")
-    rc, out, err = run_cli(["kabaleo_v0", "--opponents", "random", "--log", str(blocker / "g.jsonl")], "quit\n")
+    argv = ["kabaleo_v0", "--opponents", "random", "--log", str(blocker / "g.jsonl")]
+    rc, out, err = run_cli(argv, "quit\n")
     assert rc == 1 and "could not write the game log" in out and "Traceback" not in out + err
 
 
