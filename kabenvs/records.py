@@ -49,12 +49,13 @@ class RecordError(ValueError):
 
 
 def model_hash(path: str | os.PathLike) -> str:
-    """The identity of a trained model in game logs: the first 16 hex digits of its file's SHA-256."""
+    """The identity of a trained model in game logs: the SHA-256 (hex) of its file, as
+    ``kabenvs.agents.policy.model_hash`` computes it for the ``.zip`` archive."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             digest.update(chunk)
-    return digest.hexdigest()[:16]
+    return digest.hexdigest()
 
 
 def state_hash(state: State) -> str:
@@ -68,6 +69,11 @@ def normalise_seat(seat: dict[str, Any], index: int) -> dict[str, Any]:
     kind = seat.get("kind")
     if kind not in SEAT_KINDS:
         raise ValueError(f"seat {index}: kind={kind!r} is not one of {list(SEAT_KINDS)}")
+    seat = dict(seat)
+    # PolicyAgent.seat_info() says "path"/"hash"; the log's names are model_path/model_hash
+    for short, full in (("path", "model_path"), ("hash", "model_hash")):
+        if short in seat and seat.get(full) is None:
+            seat[full] = seat.pop(short)
     out = {key: seat.get(key) for key in _SEAT_KEYS}
     if out["name"] is None:
         out["name"] = kind

@@ -30,7 +30,8 @@ from kabenvs.records import RecordError, read_records
 def agent_key(seat: dict) -> str:
     """An agent's identity across logs: a model by its file hash, a bot by its kind."""
     if seat.get("kind") == "model":
-        return f"model:{seat.get('model_hash')}"
+        # 16 hex digits identify the weights; logs may hold the full SHA-256 or this prefix
+        return f"model:{str(seat.get('model_hash'))[:16]}"
     return str(seat.get("kind"))
 
 
@@ -94,7 +95,7 @@ def tally(records: Iterable[dict]) -> list[_Tally]:
         n = len(seats)
         for key, agent_seats in by_agent.items():
             seat = seats[agent_seats[0]]
-            label = key if seat.get("kind") != "model" else f"{seat.get('name')} #{seat.get('model_hash')}"
+            label = key if seat.get("kind") != "model" else f"{seat.get('name')} #{key[6:18]}"
             t = tallies.setdefault((rec["env_id"], n, key), _Tally(rec["env_id"], n, key, label))
             if not finished:
                 t.unfinished += 1

@@ -169,7 +169,7 @@ def build_seat(spec: str, index: int, game: Game, deal_seed: int, human_names: l
 
 
 def load_model_seat(path: str, game: Game, seed: int) -> Seat:
-    if not os.path.isfile(path):
+    if not (os.path.isfile(path) or os.path.isfile(path + ".zip")):  # NAME stands for NAME.zip
         raise UsageError(f"seat {path!r} is neither human, heuristic, random nor an existing model file")
     try:
         from kabenvs.agents.policy import load_agent  # torch is only imported when a model plays
@@ -183,8 +183,11 @@ def load_model_seat(path: str, game: Game, seed: int) -> Seat:
         raise UsageError(f"cannot load trained model {path!r}: {exc}") from None
     from kabenvs.records import model_hash
 
-    return Seat("model", agent, name=os.path.basename(path), model_path=os.path.abspath(path),
-                model_hash=model_hash(path), seed=seed)
+    # the agent knows which file it loaded and its hash; compute them only if it does not say
+    file = getattr(agent, "path", None) or (path if os.path.isfile(path) else path + ".zip")
+    digest = getattr(agent, "model_hash", None) or model_hash(file)
+    return Seat("model", agent, name=getattr(agent, "name", None) or os.path.basename(path),
+                model_path=os.path.abspath(file), model_hash=digest, seed=seed)
 
 
 def player_count(args, cls: type[Game], options: dict[str, Any]) -> int | None:

@@ -16,7 +16,7 @@ from kabenvs.records import RecordError, game_of, read_records, replay_states, r
 def _seat_text(seat: dict) -> str:
     kind, name = seat.get("kind"), seat.get("name")
     if kind == "model":
-        return f"model {name} #{seat.get('model_hash')}"
+        return f"model {name} #{str(seat.get('model_hash'))[:12]}"
     return kind if not name or name == kind else f"{kind} {name}"
 
 

@@ -44,7 +44,7 @@ class Seat:
 
     def describe(self) -> str:
         if self.kind == "model":
-            return f"model {self.name} #{self.model_hash}"
+            return f"model {self.name} #{(self.model_hash or '')[:12]}"
         return self.name if self.name and self.name != self.kind else self.kind
 
 

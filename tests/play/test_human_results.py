@@ -13,6 +13,8 @@ from training.human_results import main, summarize
 HUMAN = {"kind": "human", "name": "ann"}
 HUMAN2 = {"kind": "human", "name": "bob"}
 M1 = {"kind": "model", "name": "ppo.zip", "model_path": "/m/ppo.zip", "model_hash": "aaaa1111bbbb2222"}
+# the same weights logged with the full SHA-256 (as PolicyAgent reports it) count as the same agent
+M1_FULL = dict(M1, model_hash="aaaa1111bbbb2222" + "c" * 48)
 HEUR = {"kind": "heuristic", "name": "heuristic"}
 RAND = {"kind": "random", "name": "random"}
 
@@ -30,7 +32,7 @@ def _rec(seats, winners, returns, scores=None, finished=True, players=None, env_
 def logs(tmp_path):
     first = [
         _rec([HUMAN, M1], [0], [1.0, -1.0], [5.0, 3.0]),  # the human wins
-        _rec([M1, HUMAN], [0], [1.0, -1.0], [6.0, 2.0]),  # the model wins (other seat)
+        _rec([M1_FULL, HUMAN], [0], [1.0, -1.0], [6.0, 2.0]),  # the model wins (other seat)
         _rec([HUMAN, M1], [0, 1], [0.0, 0.0], [4.0, 4.0]),  # shared: half a win each
         _rec([HUMAN, M1], [], [0.0, 0.0], None, finished=False),  # abandoned: no result
         _rec([RAND, HEUR], [1], [-1.0, 1.0]),  # no human: ignored
@@ -65,7 +67,7 @@ def test_summary_numbers(logs):
     assert m["human_win_rate"] == pytest.approx(0.5)
     assert m["human_mean_return"] == pytest.approx(0.0)
     assert m["human_mean_score"] == pytest.approx((5 + 2 + 4) / 3)
-    assert m["label"] == "ppo.zip #aaaa1111bbbb2222"
+    assert m["label"] == "ppo.zip #aaaa1111bbbb"
 
     h = _row(rows, "kabaleo_v0", 3, "heuristic")  # two seats, one won: mean of its seats
     assert h["games"] == 1 and h["agent_win_rate"] == pytest.approx(0.5)

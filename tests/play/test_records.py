@@ -89,6 +89,11 @@ def test_make_record_checks_the_deal_seed_and_the_seats():
         "kind": "human", "name": "ann", "model_path": None, "model_hash": None, "seed": 1
     }
     assert record["seats"][1]["name"] == "random" and record["meta"] == {"ended": "finished"}
+    # PolicyAgent.seat_info() spells the model's file and hash "path" and "hash"
+    info = {"kind": "model", "name": "best", "path": "/m/best.zip", "hash": "ab" * 32}
+    record = make_record(state, [info, {"kind": "random"}], 3)
+    assert record["seats"][0] == {"kind": "model", "name": "best", "model_path": "/m/best.zip",
+                                  "model_hash": "ab" * 32}
 
 
 def test_unfinished_game_has_no_result_and_still_replays():
@@ -146,6 +151,6 @@ def test_model_hash_is_the_file_content(tmp_path):
     a, b = tmp_path / "a.zip", tmp_path / "b.zip"
     a.write_bytes(b"weights-1")
     b.write_bytes(b"weights-1")
-    assert model_hash(a) == model_hash(b) and len(model_hash(a)) == 16
+    assert model_hash(a) == model_hash(b) and len(model_hash(a)) == 64
     b.write_bytes(b"weights-2")
     assert model_hash(a) != model_hash(b)
