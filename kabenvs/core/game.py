@@ -185,7 +185,8 @@ class State:
         except (TypeError, ValueError, OverflowError):
             raise IllegalActionError(action, self.decision(), self._legal_names()) from None
         if not self.is_legal(a):
-            raise IllegalActionError(action, self.decision(), self._legal_names())
+            label = self.action_name(a) if 0 <= a < self.game.catalog.size else "no such action id"
+            raise IllegalActionError(action, self.decision(), self._legal_names(), label)
         self.history.append(a)
         self._apply(a)
         self._reset_caches()
