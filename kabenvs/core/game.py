@@ -242,6 +242,10 @@ class State:
             game = game_class(env_id)(**config)
         elif env_id != game.env_id:
             raise ConfigError(f"saved state is for {env_id!r}, not {game.env_id!r}")
+        elif config != game.config.to_dict():
+            raise ConfigError(
+                f"saved state is for {env_id} with config {config}, but this game has {game.config.to_dict()}"
+            )
         state = game.State.__new__(game.State)
         state.__dict__.update(copy.deepcopy(fields))
         state.game = game
