@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 import pytest
-from kabaal_helpers import BLACK, BLUE, RED, act, area, cards, cultists_of, deal, legal_names, play, set_board
+from .kabaal_helpers import BLACK, BLUE, RED, act, area, cards, cultists_of, deal, legal_names, play, set_board
 
 from kabenvs.core.errors import ConfigError, IllegalActionError
 from kabenvs.games.kabaal import KabaalGame

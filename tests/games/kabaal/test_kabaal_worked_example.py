@@ -8,7 +8,7 @@ cards that give exactly the board the rest of the example needs.
 
 from __future__ import annotations
 
-from kabaal_helpers import BLACK, BLUE, RED, act, area, cards, cultists_of, legal_names, rig_pass_phase, rig_play_phase, set_board
+from .kabaal_helpers import BLACK, BLUE, RED, act, area, cards, cultists_of, legal_names, rig_pass_phase, rig_play_phase, set_board
 
 from kabenvs.games.kabaal import KabaalGame
 from kabenvs.games.kabaal.cards import card
