@@ -75,19 +75,23 @@ class HeuristicAgent:
             return legal[0]
         g = state.game
         phase = state.phase
+        lowest = g.config.lowest_wins
         if phase == "pass":
-            return min(legal, key=lambda a: (self._keep_value(a - g.pass_base), a))
+            return min(legal, key=lambda a: (self._keep_value(a - g.pass_base, lowest), a))
         if phase == "face_up":
-            return min(legal, key=lambda a: (self._keep_value(a - g.face_up_base), a))
+            return min(legal, key=lambda a: (self._keep_value(a - g.face_up_base, lowest), a))
         if phase == "play":
             return self._play(state, me, legal)
         return self._best_board_choice(state, me, legal)
 
     @staticmethod
-    def _keep_value(k: int) -> float:
+    def _keep_value(k: int, lowest: bool) -> float:
+        """How much a card is worth keeping: its trick strength, plus a bit for colourless cards
+        (playable on any lead)."""
         if k == CARD_666:
             return 100.0
-        return RANK[k] + (6.0 if COLOUR[k] == NO_COLOUR else 0.0)
+        strength = 18 - RANK[k] if lowest else RANK[k]
+        return strength + (6.0 if COLOUR[k] == NO_COLOUR else 0.0)
 
     def _best_board_choice(self, state: KabaalState, me: int, legal: list[int]) -> int:
         g = state.game
@@ -166,7 +170,7 @@ class HeuristicAgent:
                 p_unseen = sum(1 for x in unseen if x in beats) / max(1, len(unseen))
                 p_win = (1.0 - p_unseen) ** (2 * len(still_to_play))
                 p_win *= 0.25 ** sum(1 for x in visible_later if x in beats)
-            score = -0.05 * self._keep_value(k)
+            score = -0.05 * self._keep_value(k, lowest)
             if p_win > 0:
                 per_colour: dict[int, float] = {}
                 for x in cards:
