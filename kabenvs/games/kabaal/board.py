@@ -136,6 +136,7 @@ class BoardGeometry:
     position: tuple[tuple[int, int], ...]  # (row, col) per area
     neighbours: tuple[tuple[int, ...], ...]  # orthogonally adjacent areas per area
     lines: tuple[tuple[int, ...], ...]  # every row and column as runs of areas between holes
+    triples: tuple[tuple[int, int, int], ...]  # every 3 consecutive areas of a line (fast line test)
 
     @classmethod
     def build(cls, layout) -> "BoardGeometry":
@@ -169,4 +170,6 @@ class BoardGeometry:
                     run = []
                 else:
                     run.append(cell)
-        return cls(grid=grid, position=tuple(position), neighbours=tuple(neighbours), lines=tuple(lines))
+        triples = tuple(line[i:i + 3] for line in lines for i in range(len(line) - 2))
+        return cls(grid=grid, position=tuple(position), neighbours=tuple(neighbours), lines=tuple(lines),
+                   triples=triples)

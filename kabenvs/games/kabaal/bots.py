@@ -27,28 +27,18 @@ WINDOW_SCORE = (0.0, 1.0, 3.0, 40.0)
 OPPONENT_WEIGHT = 0.7
 
 
-def windows_of(lines: tuple[tuple[int, ...], ...]) -> list[tuple[int, int, int]]:
-    return [line[i:i + 3] for line in lines for i in range(len(line) - 2)]
-
-
 class HeuristicAgent:
     name = "heuristic"
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)  # kept for the Agent protocol; choices are deterministic
-        self._windows: dict[int, list[tuple[int, int, int]]] = {}
 
     # -- board value --------------------------------------------------------------------------
-    def _wins(self, state: KabaalState) -> list[tuple[int, int, int]]:
-        key = id(state.game)
-        if key not in self._windows:
-            self._windows[key] = windows_of(state.game.geometry.lines)
-        return self._windows[key]
 
     def _value(self, state: KabaalState, board: list[int], face_down: list[int], me: int) -> float:
         n = state.num_players
         pots = [0.0] * n
-        for a, b, c in self._wins(state):
+        for a, b, c in state.game.geometry.triples:
             if face_down[a] or face_down[b] or face_down[c]:
                 continue
             ma, mb, mc = board[a], board[b], board[c]

@@ -210,7 +210,7 @@ def test_line_of_four_is_one_ritual_and_holes_break_lines():
     board = [0] * 16
     for name in ("blue 1/2", "red 7/8", "yellow 7/8", "purple 3/4"):  # all of row 2
         board[area(name)] = 1
-    assert [len(x) for x in ritual_lines(board, geo.lines, 3)] == [1, 0, 0]
+    assert [len(x) for x in ritual_lines(board, geo, 3)] == [1, 0, 0]
     # The cross layout: row 2 has red 3/4 next to purple 1/2, then a hole, then blue 3/4.
     from kabenvs.games.kabaal.board import CROSS_WITH_HOLES
 
@@ -218,11 +218,11 @@ def test_line_of_four_is_one_ritual_and_holes_break_lines():
     board = [0] * 16
     for name in ("purple 1/2", "red 3/4", "blue 3/4", "yellow 3/4"):
         board[area(name)] = 1
-    assert ritual_lines(board, cross.lines, 3)[0] == []
+    assert ritual_lines(board, cross, 3)[0] == []
     board = [0] * 16
     for name in ("red 1/2", "blue 1/2", "yellow 1/2"):  # the top row between two holes
         board[area(name)] = 2
-    assert ritual_lines(board, cross.lines, 3)[1] == [(area("red 1/2"), area("blue 1/2"), area("yellow 1/2"))]
+    assert ritual_lines(board, cross, 3)[1] == [(area("red 1/2"), area("blue 1/2"), area("yellow 1/2"))]
 
 
 def test_several_cults_perform_in_the_same_step_and_game_end_at_end_of_turn():
