@@ -104,7 +104,9 @@ def parse_layout(layout) -> tuple[tuple[str | None, ...], ...]:
                     f"cards are {list(AREA_CARDS)}, holes are null, '', '.' or '-'"
                 )
             if name in seen:
-                raise ValueError(f"area card {name!r} appears twice in the layout, at {seen[name]} and {(r, c)}")
+                raise ValueError(
+                    f"area card {name!r} appears twice in the layout, at {seen[name]} and {(r, c)}"
+                )
             seen[name] = (r, c)
             cells.append(name)
         rows.append(tuple(cells))

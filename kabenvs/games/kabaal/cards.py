@@ -46,5 +46,7 @@ def card(name: str) -> int:
 def deck_for(num_players: int) -> list[int]:
     """The artifact deck: with 2 players "666" and every even colour card stay in the box."""
     if num_players == 2:
-        return [k for k in range(NUM_CARDS) if k != CARD_666 and (COLOUR[k] == NO_COLOUR or VALUE[k] % 2 == 1)]
+        return [
+            k for k in range(NUM_CARDS) if k != CARD_666 and (COLOUR[k] == NO_COLOUR or VALUE[k] % 2 == 1)
+        ]
     return list(range(NUM_CARDS))

@@ -30,16 +30,20 @@ def build_layout(n: int) -> ObservationLayout:
     lay = ObservationLayout()
     lay.add("to_move", n, "one-hot, seat-relative (0 = me): who decides now")
     lay.add("phase", len(PHASES), f"one-hot decision being asked: {', '.join(PHASES)}")
-    lay.add("my_hidden_hand", C, "my hand cards that are not face up (card id = colour*8 + value-1; 32-35 = 5+, 6+, 7+, 666)")
+    lay.add("my_hidden_hand", C, "my hand cards that are not face up "
+            "(card id = colour*8 + value-1; 32-35 = 5+, 6+, 7+, 666)")
     lay.add("my_passing", C, "cards I chose to pass left this round; after the exchange those still unplayed")
     lay.add("my_received", C, "cards I received from my right neighbour this round")
     lay.add("face_up", (n, C), "every player's face-up cards (seat-relative)")
     lay.add("hand_size", n, "cards in each player's hand including face-up ones / 8 (seat-relative)")
     lay.add("trick", (n, C), "the current trick: the card each seat played to it (seat-relative)")
-    lay.add("trick_leader", n, "one-hot: who opened the current trick (seat-relative); order follows clockwise")
-    lay.add("played_round", (n, C), "every card each seat played this round, current trick included (seat-relative)")
+    lay.add("trick_leader", n, "one-hot: who opened the current trick (seat-relative); "
+            "order follows clockwise")
+    lay.add("played_round", (n, C), "every card each seat played this round, current trick included "
+            "(seat-relative)")
     lay.add("tricks_played", 1, "tricks completed this round / 6")
-    lay.add("board", (A, n), "cultists of each cult on each area card (area id = colour*4 + pair; seat-relative)")
+    lay.add("board", (A, n), "cultists of each cult on each area card "
+            "(area id = colour*4 + pair; seat-relative)")
     lay.add("face_down", A, "area cards turned face down (Dagon option)")
     lay.add("supply", n, "cultists in each supply / 6 (seat-relative)")
     lay.add("altar", n, "rituals performed (cultists on the altar) / 3 (seat-relative)")
@@ -70,8 +74,9 @@ class Encoder:
         self.face_up, self.hand_size = o("face_up"), o("hand_size")
         self.trick, self.leader, self.played = o("trick"), o("trick_leader"), o("played_round")
         self.tricks_played, self.board, self.face_down = o("tricks_played"), o("board"), o("face_down")
-        self.supply, self.altar, self.tricks_won, self.amulet = o("supply"), o("altar"), o("tricks_won"), o("amulet")
-        self.actor, self.pusher, self.colours_used, self.pity = o("actor"), o("pusher"), o("colours_used"), o("pity")
+        self.supply, self.altar, self.tricks_won = o("supply"), o("altar"), o("tricks_won")
+        self.amulet, self.actor, self.pusher = o("amulet"), o("actor"), o("pusher")
+        self.colours_used, self.pity = o("colours_used"), o("pity")
         self.push_cultist, self.push_from = o("push_cultist"), o("push_from")
         self.move_target, self.flip_line, self.round = o("move_target"), o("flip_line"), o("round")
         self.phase_index = {p: i for i, p in enumerate(PHASES)}

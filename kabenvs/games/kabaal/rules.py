@@ -40,7 +40,7 @@ Rulebook points this engine had to interpret (each is in docs/games/kabaal.md an
    runaway game: no result, all returns 0.
 9. Dagon (option): after each ritual the performer turns one card of that ritual's line face down;
    cultists on it (of other cults) are pushed by the performer. A face-down card holds no cultist,
-   takes no pushed cultist and breaks lines like a hole; it still counts as adjacent for nothing.
+   takes no pushed cultist and breaks lines like a hole.
    A trick card matching a face-down card may flip it up instead of one placement (same colour
    budget, no cultist used, nothing pushed); flipping is optional even when it is the only option.
    Lines formed by a Dagon push are checked right away (a further ritual step).
@@ -70,7 +70,9 @@ from kabenvs.games.kabaal.board import (
     BoardGeometry,
     parse_layout,
 )
-from kabenvs.games.kabaal.cards import AREA, CARD_666, CARD_NAMES, COLOUR, NO_COLOUR, NUM_CARDS, RANK, VALUE, deck_for
+from kabenvs.games.kabaal.cards import (
+    AREA, CARD_666, CARD_NAMES, COLOUR, NO_COLOUR, NUM_CARDS, RANK, VALUE, deck_for,
+)
 from kabenvs.games.kabaal.encoding import TRICKS_PER_ROUND, Encoder, build_layout
 
 HAND_SIZE = 8
@@ -141,7 +143,8 @@ class KabaalGame(Game):
         self.push_base = cat.range("push").start
         self.flip_down_base = cat.range("flip_down").start if cfg.dagon else -1
         # _apply decodes ids arithmetically; keep the catalog honest about it.
-        assert cat.id("push", self.num_players - 1, NUM_AREAS - 1) == self.push_base + self.num_players * NUM_AREAS - 1
+        last_push = cat.id("push", self.num_players - 1, NUM_AREAS - 1)
+        assert last_push == self.push_base + self.num_players * NUM_AREAS - 1
         self.kind_of = [cat.kind(a) for a in range(cat.size)]
         self.encoder = Encoder(self.layout, self.num_players, cfg.max_rounds)
 
@@ -166,7 +169,8 @@ class KabaalGame(Game):
                 describe="empty supply: which of my cultists moves to the chosen card")
         cat.add("push", [(q, a) for q in range(n) for a in range(NUM_AREAS)],
                 name=lambda q, a: f"push {CULT_COLOURS[q]} cultist to {AREA_CARDS[a]}",
-                describe="pusher: destination of the pushed cultist of cult q (seat q, absolute); id = base + q*16 + area")
+                describe="pusher: destination of the pushed cultist of cult q (seat q, absolute); "
+                "id = base + q*16 + area")
         if self.config.dagon:
             cat.add("flip_down", areas, name=lambda a: f"flip down {AREA_CARDS[a]}",
                     describe="Dagon: the ritual performer turns this card of the line face down")
@@ -257,7 +261,8 @@ class KabaalState(State):
             return sorted(out)
         if phase == "move":
             bit = 1 << p
-            return [g.move_base + a for a in range(NUM_AREAS) if self.board[a] & bit and a != self.move_target]
+            target = self.move_target
+            return [g.move_base + a for a in range(NUM_AREAS) if self.board[a] & bit and a != target]
         if phase == "flip_down":
             return sorted(g.flip_down_base + a for a in self.flip_queue[0][1] if not self.face_down[a])
         raise AssertionError(f"unknown phase {phase!r}")
@@ -542,7 +547,8 @@ class KabaalState(State):
         self.trick_seats = []
         self.trick_cards = []
         n = self.num_players
-        self.pity_queue = [(self.amulet + i) % n for i in range(n) if self.tricks_won[(self.amulet + i) % n] == 0]
+        clockwise = [(self.amulet + i) % n for i in range(n)]
+        self.pity_queue = [p for p in clockwise if self.tricks_won[p] == 0]
         self._next_pity()
 
     # end of round
@@ -596,19 +602,23 @@ class KabaalState(State):
     def invariants(self) -> list[str]:
         problems = []
         n = self.num_players
-        cards = self.undealt + [k for p in range(n) for k in self.hands[p] + self.faceup[p] + self.passing[p] + self.played[p]]
+        cards = self.undealt[:]
+        for p in range(n):
+            cards += self.hands[p] + self.faceup[p] + self.passing[p] + self.played[p]
         if sorted(cards) != sorted(self.game.deck):
             problems.append("artifact cards not conserved")
         for p in range(n):
             on_board = sum(1 for m in self.board if m >> p & 1)
-            if self.supply[p] + on_board + self.altar[p] + sum(1 for a, q in self.push_queue if q == p) != CULTISTS_PER_PLAYER:
+            lifted = sum(1 for a, q in self.push_queue if q == p)
+            if self.supply[p] + on_board + self.altar[p] + lifted != CULTISTS_PER_PLAYER:
                 problems.append(f"cultists of cult {p} not conserved")
             if self.supply[p] < 0:
                 problems.append(f"negative supply for cult {p}")
             if self.phase in ("play", "face_up") and self.tricks_played < TRICKS_PER_ROUND:
                 expected = HAND_SIZE - len(self.played[p])
-                if len(self.hands[p]) + len(self.faceup[p]) != expected:
-                    problems.append(f"player {p} holds {len(self.hands[p]) + len(self.faceup[p])} cards, not {expected}")
+                held = len(self.hands[p]) + len(self.faceup[p])
+                if held != expected:
+                    problems.append(f"player {p} holds {held} cards, not {expected}")
                 pending = self.phase == "face_up" and p == self.current_player
                 if len(self.faceup[p]) != PASS_COUNT - pending:
                     problems.append(f"player {p} has {len(self.faceup[p])} face-up cards")
@@ -665,7 +675,8 @@ class KabaalState(State):
             what = "a pity cultist (or decline)" if self.context == "pity" else "a cultist"
             return f"player {p}: place {what}"
         if phase == "move":
-            return f"player {p}: supply empty, choose the cultist that moves to {AREA_CARDS[self.move_target]}"
+            target = AREA_CARDS[self.move_target]
+            return f"player {p}: supply empty, choose the cultist that moves to {target}"
         if phase == "push":
             a, q = self.push_queue[0]
             return f"player {p}: push the {CULT_COLOURS[q]} cultist from {AREA_CARDS[a]}"
@@ -676,12 +687,14 @@ class KabaalState(State):
     def render(self, player: int | None = None) -> str:
         g = self.game
         n = self.num_players
-        lines = [f"Kabaal, {n} players, round {self.round}, trick {min(self.tricks_played + 1, 6)} - {self.decision()}"]
+        trick = min(self.tricks_played + 1, TRICKS_PER_ROUND)
+        lines = [f"Kabaal, {n} players, round {self.round}, trick {trick} - {self.decision()}"]
         lines.append(render_board(self.board, self.face_down, g.geometry, n))
         for p in range(n):
             if player is None or player == p:
                 hand = " ".join(CARD_NAMES[k] for k in self.hands[p])
-                passing = f" | passing: {' '.join(CARD_NAMES[k] for k in self.passing[p])}" if self.passing[p] else ""
+                chosen = " ".join(CARD_NAMES[k] for k in self.passing[p])
+                passing = f" | passing: {chosen}" if chosen else ""
             else:
                 hand = f"{len(self.hands[p]) + len(self.passing[p])} hidden cards"
                 passing = ""
@@ -692,7 +705,8 @@ class KabaalState(State):
                 f"tricks {self.tricks_won[p]} | face up: {face or '-'} | hand: {hand or '-'}{passing}"
             )
         if self.trick_cards:
-            lines.append("  trick: " + ", ".join(f"p{s} {CARD_NAMES[k]}" for s, k in zip(self.trick_seats, self.trick_cards)))
+            plays = zip(self.trick_seats, self.trick_cards)
+            lines.append("  trick: " + ", ".join(f"p{seat} {CARD_NAMES[k]}" for seat, k in plays))
         if self.current_player is None:
             lines.append(f"  winners: {self.winners()}" + (" (truncated)" if self.truncated else ""))
         return "\n".join(lines)
