@@ -8,6 +8,9 @@ cards that give exactly the board the rest of the example needs.
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from .kabaal_helpers import BLACK, BLUE, RED, act, area, cards, cultists_of, legal_names, rig_pass_phase, rig_play_phase, set_board
 
 from kabenvs.games.kabaal import KabaalGame
@@ -48,7 +51,7 @@ def test_round_one_passing_is_secret_then_face_up():
     assert len(s.hands[BLUE]) == 6 and s.phase == "play" and s.current_player == BLUE
 
 
-def play_round_one_tricks_1_to_3(s):
+def play_round_one_tricks_1_to_3(s, before_placing=None):
     for name, seat in (("pass red 1", BLUE), ("pass yellow 1", BLUE), ("pass red 2", BLACK),
                        ("pass yellow 6", BLACK), ("pass purple 2", RED), ("pass blue 8", RED)):
         act(s, name, seat)
@@ -77,6 +80,8 @@ def play_round_one_tricks_1_to_3(s):
     # Red's purple 1 is forced (his only purple, no colourless left).
     assert s.trick_cards == [card("purple 2"), card("red 1"), card("purple 1")]
     assert s.tricks_won == [1, 2, 0]
+    if before_placing is not None:
+        before_placing(s)
     # Two colours: Blue may place on red 1/2 and purple 1/2.
     assert sorted(legal_names(s)) == ["place on purple 1/2", "place on red 1/2"]
     assert s.pusher == BLACK  # Black played the first "1" (nothing to push here)
@@ -207,3 +212,40 @@ def test_round_three_double_victory_black_pushes_with_a_one():
     assert s.winners() == [RED, BLACK]
     assert s.returns() == [1.0, -1.0, 1.0]
     assert not s.invariants()
+
+
+def test_information_state_after_trick_three():
+    """What Blue and Black see after trick 3 (seat-relative blocks: 0 = me, 1 = next clockwise)."""
+    s = round_one()
+    lay = s.game.layout
+    seen = {}
+    play_round_one_tricks_1_to_3(s, before_placing=lambda st: seen.update(trick=lay.split(st.observation(BLUE))))
+    # While Blue places, the trick is still on the table, in order: Blue (leader) purple 2, Black
+    # red 1, Red purple 1; Blue places, Black (first "1") would push.
+    during = seen["trick"]
+    assert during["trick_leader"].tolist() == [1, 0, 0]
+    assert np.flatnonzero(during["trick"][0]).tolist() == [card("purple 2")]
+    assert np.flatnonzero(during["trick"][1]).tolist() == [card("red 1")]
+    assert np.flatnonzero(during["trick"][2]).tolist() == [card("purple 1")]
+    assert during["actor"].tolist() == [1, 0, 0] and during["pusher"].tolist() == [0, 1, 0]
+    assert during["phase"][3] == 1  # place
+    blue = lay.split(s.observation(BLUE))
+    # Blue passed red 1 and yellow 1 to Black (her seat +1); red 1 has been played since.
+    assert np.flatnonzero(blue["my_passing"]).tolist() == [card("yellow 1")]
+    assert np.flatnonzero(blue["my_received"]).tolist() == cards("purple 2", "blue 8")
+    assert np.flatnonzero(blue["face_up"][1]).tolist() == cards("red 3", "yellow 1")  # Black's
+    # Trick 4 has not started; the cards of the round stay visible by seat.
+    assert blue["trick"].sum() == 0 and blue["actor"].sum() == 0
+    assert np.flatnonzero(blue["played_round"][0]).tolist() == cards("purple 7", "666", "purple 2")
+    assert np.flatnonzero(blue["played_round"][1]).tolist() == cards("7+", "5+", "red 1")
+    assert np.flatnonzero(blue["played_round"][2]).tolist() == cards("purple 8", "6+", "purple 1")
+    assert blue["tricks_won"].tolist() == pytest.approx([2 / 6, 0, 1 / 6])
+    assert blue["supply"].tolist() == pytest.approx([4 / 6, 1, 5 / 6])
+    black = lay.split(s.observation(BLACK))
+    # Black sees Blue (his seat -1 = relative 2) on red 1/2 and purple 1/2, Red (relative 1) on purple 7/8.
+    assert black["board"][area("red 1/2")].tolist() == [0, 0, 1]
+    assert black["board"][area("purple 1/2")].tolist() == [0, 0, 1]
+    assert black["board"][area("purple 7/8")].tolist() == [0, 1, 0]
+    assert black["my_hidden_hand"].sum() == 3 and black["hand_size"].tolist() == pytest.approx([5 / 8] * 3)
+    assert black["played_round"][0].sum() == 3  # his own three cards
+    assert black["to_move"].tolist() == [0, 0, 1] and black["phase"][1] == 1  # Blue to play
