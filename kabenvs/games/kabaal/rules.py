@@ -43,7 +43,8 @@ Rulebook points this engine had to interpret (each is in docs/games/kabaal.md an
    takes no pushed cultist and breaks lines like a hole.
    A trick card matching a face-down card may flip it up instead of one placement (same colour
    budget, no cultist used, nothing pushed); flipping is optional even when it is the only option.
-   Lines formed by a Dagon push are checked right away (a further ritual step).
+   Lines formed by a Dagon push are checked right away (a further ritual step). Several
+   performers flip in clockwise order from the placer.
 10. ``lowest_wins`` (option): the lowest eligible card wins; "666" still always wins; the order
     is 1 < 2 < ... < 5 < 5+ < 6 < 6+ < 7 < 7+ < 8, so "5+" beats a 5 but loses to a 6.
 11. The amulet starts with a random seat; rewards: winners +1, others -1, all 0 when everyone

@@ -484,3 +484,48 @@ def test_full_length_random_games_keep_invariants(config):
 @pytest.mark.parametrize("config", FULL_CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
 def test_many_full_length_random_games(config):
     assert _random_games(config, 300, check_every=3) > 250
+
+
+def _red_wins_trick_with(s, name):
+    play(s, RED, name)
+    while s.current_player in (BLUE, BLACK) and s.phase == "play":
+        s.apply(s.legal_actions()[0])
+    assert s.actor == RED
+
+
+def test_dagon_push_that_forms_a_line_triggers_a_ritual_at_once():
+    s = three(dagon=True)
+    deal(s, {RED: (["red 4"], []), BLUE: ([], ["red"]), BLACK: ([], ["red"])}, leader=RED)
+    set_board(s, {RED: ["purple 7/8", "purple 5/6"], BLUE: ["purple 5/6", "blue 5/6", "red 1/2"]})
+    _red_wins_trick_with(s, "red 4")
+    act(s, "place on red 3/4", RED)
+    if s.phase == "place":
+        act(s, "place no more cultists", RED)
+    act(s, "flip down purple 5/6", RED)
+    # Red pushes Blue's cultist; onto blue 3/4 it completes Blue's bottom row.
+    act(s, "push blue cultist to blue 3/4", RED)
+    assert s.altar == [1, 1, 0] and cultists_of(s, BLUE) == []
+    # Blue's ritual turns one card of her line face down, chosen by Blue.
+    assert s.phase == "flip_down" and s.current_player == BLUE
+    assert sorted(legal_names(s)) == ["flip down blue 3/4", "flip down blue 5/6", "flip down red 1/2"]
+    act(s, "flip down red 1/2", BLUE)
+    assert s.face_down[area("red 1/2")] == 1 and s.phase == "play" and not s.invariants()
+
+
+def test_dagon_double_ritual_turns_one_card_per_line():
+    s = three(dagon=True)
+    deal(s, {RED: (["yellow 2"], []), BLUE: ([], ["yellow"]), BLACK: ([], ["yellow"])}, leader=RED)
+    set_board(s, {RED: ["blue 1/2", "purple 7/8", "blue 3/4", "blue 5/6"]})
+    _red_wins_trick_with(s, "yellow 2")
+    act(s, "place on yellow 1/2", RED)
+    if s.phase == "place":
+        act(s, "place no more cultists", RED)
+    assert s.altar[RED] == 2 and s.phase == "flip_down"
+    first = sorted(legal_names(s))
+    assert "flip down yellow 1/2" in first and len(first) == 3
+    act(s, "flip down yellow 1/2", RED)  # the shared corner: the second line keeps two choices
+    assert s.phase == "flip_down" and s.current_player == RED
+    second = sorted(legal_names(s))
+    assert len(second) == 2 and "flip down yellow 1/2" not in second
+    act(s, second[0], RED)
+    assert sum(s.face_down) == 2 and s.phase == "play"
