@@ -116,16 +116,16 @@ class KabaalGame(Game):
     name = "kabaal"
     env_id = "kabaal_v0"
     Config = KabaalConfig
-    # The kit replays every sampled state to the end several times, so its configs cap the rounds
-    # (random games last ~6-7 rounds; the cap also exercises truncation). Full-length games of
-    # every variant run in tests/games/kabaal.
+    # The kit replays every sampled state to the end several times, so its configs cap the game
+    # at 2 rounds (random games last ~6-7; in 2 rounds most already hold a ritual, and the cap
+    # exercises truncation). Full-length games of every variant run in tests/games/kabaal.
     test_configs: ClassVar[list[dict[str, Any]]] = [
-        {"num_players": 3, "max_rounds": 3},
-        {"num_players": 2, "max_rounds": 3},
+        {"num_players": 3, "max_rounds": 2},
+        {"num_players": 2, "max_rounds": 2},
         {"num_players": 4, "max_rounds": 2},
-        {"num_players": 3, "dagon": True, "max_rounds": 3},
-        {"num_players": 4, "lowest_wins": True, "max_rounds": 2},
-        {"num_players": 3, "layout": CROSS_WITH_HOLES, "max_rounds": 2},  # an own arrangement with holes
+        {"num_players": 3, "dagon": True, "max_rounds": 2},
+        # lowest_wins on an own arrangement with holes
+        {"num_players": 4, "lowest_wins": True, "layout": CROSS_WITH_HOLES, "max_rounds": 2},
     ]
 
     def __init__(self, config=None, **options) -> None:
