@@ -226,7 +226,7 @@ class CabulaGame(Game):
         lay.add("context_card", T, "one-hot: card being targeted (target) or the curse (wand/redirect)")
         lay.add("context_count", 4, "one-hot: how many of that card were played (1-4)")
         lay.add("star_reason", len(STAR_REASONS), "one-hot star decision: " + ", ".join(STAR_REASONS))
-        lay.add("context_player", n, "one-hot, seat-relative: the victim (star, take) or the player deciding")
+        lay.add("context_player", n, "one-hot, seat-relative: the victim whose star or card is chosen (star, take)")
         lay.add("pending_draws", 1, "cards still to draw in pending multi-card draws / 6")
         lay.add("necromancy", n, "seat-relative: players with a Necromancy in progress")
         lay.add("turns", 1, "turns played / max_turns")
