@@ -22,15 +22,18 @@ _REASON_INDEX = {"witch": 0, "prank": 1, "rob": 2, "chaos_lose": 3, "chaos_give"
 
 
 def encode(state: "CabulaState", me: int) -> np.ndarray:
+    # Filled as a Python list and converted once: far cheaper than many small numpy writes.
     g = state.game
     o = g.obs_offsets
     n = state.num_players
     T = NUM_TYPES
-    buf = np.zeros(g.layout.size, dtype=np.float32)
-    inv = g.inv_comp
+    buf = [0.0] * g.layout.size
+    inv = g.inv_comp_list
     hands = state.hands
-    buf[o["my_hand"]:o["my_hand"] + T] = hands[me]
-    buf[o["my_hand"]:o["my_hand"] + T] *= 0.2
+    i = o["my_hand"]
+    for c, k in enumerate(hands[me]):
+        if k:
+            buf[i + c] = k * 0.2
     hs, dp, st, kh = o["hand_size"], o["displayed"], o["star_total"], o["known_hands"]
     known = state.known[me]
     for p in range(n):
@@ -40,20 +43,25 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
         buf[dp + 2 * r] = d[0] * 0.2
         buf[dp + 2 * r + 1] = d[1] * 0.2
         buf[st + r] = (d[0] + 2 * d[1]) * 0.2
-        if p != me and any(known[p]):
-            buf[kh + r * T:kh + (r + 1) * T] = known[p]
-            buf[kh + r * T:kh + (r + 1) * T] *= 0.2
-    s = o["discard"]
-    buf[s:s + T] = state.discard
-    buf[s:s + T] *= inv
+        if p != me:
+            base = kh + r * T
+            for c, k in enumerate(known[p]):
+                if k:
+                    buf[base + c] = k * 0.2
+    i = o["discard"]
+    for c, k in enumerate(state.discard):
+        if k:
+            buf[i + c] = k * inv[c]
     buf[o["deck_size"]] = len(state.deck) / g.total_cards
-    s = o["deck_floor"]
-    buf[s:s + T] = state.deck_floor[me]
-    buf[s:s + T] *= inv
+    i = o["deck_floor"]
+    for c, k in enumerate(state.deck_floor[me]):
+        if k:
+            buf[i + c] = k * inv[c]
     if state.deck_cap_known:
-        s = o["deck_cap"]
-        buf[s:s + T] = state.deck_cap[me]
-        buf[s:s + T] *= inv
+        i = o["deck_cap"]
+        for c, k in enumerate(state.deck_cap[me]):
+            if k:
+                buf[i + c] = k * inv[c]
         buf[o["deck_cap_known"]] = 1.0
     buf[o["turn"] + (state.turn - me) % n] = 1.0
     buf[o["turns"]] = state.turn_count / g.config.max_turns
@@ -82,7 +90,7 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
         elif k == "take":
             buf[o["context_player"] + (f["v"] - me) % n] = 1.0
         buf[o["decision"] + _DECISION_INDEX[k]] = 1.0
-    return buf
+    return np.array(buf, dtype=np.float32)
 
 
 def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "CabulaState":

@@ -164,7 +164,7 @@ class CabulaGame(Game):
         self.kind_of = [cat.kind(a) for a in range(cat.size)]
         self.move_of = [cat.move(a) for a in range(cat.size)]
         self.obs_offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
-        self.inv_comp = np.array([1.0 / k if k else 0.0 for k in self.composition], dtype=np.float32)
+        self.inv_comp_list = [1.0 / k if k else 0.0 for k in self.composition]
 
     def play_moves(self) -> list[tuple[int, int]]:
         moves = [(STAR, 1), (DOUBLE, 1)]
