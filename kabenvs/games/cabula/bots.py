@@ -180,6 +180,8 @@ class HeuristicAgent:
 
     def _wands(self, state, me: int, curse: int) -> int:
         wands = state.hands[me][WAND]
+        if not wands:
+            return 0
         threats = self._opponents_by_threat(state, me)
         lead = self._total(state, threats[0])
         if wands >= 2 and curse in (WITCH, SKULL) and lead >= 2:

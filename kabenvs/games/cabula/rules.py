@@ -38,8 +38,9 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
 8. Crystal ball: the taken card goes to the taker's hand (a star too). One ball takes a card at
    random; with two the taker sees the victim's whole hand (remembered while those cards stay
    there) and chooses.
-9. Magic wands: asked whenever a curse hits a player holding one (also a curse with no effect on
-   them). One wand cancels; two cancel and turn it on another player (never back on the holder),
+9. Magic wands: the player a curse hits is always asked (only "take the curse" is legal without
+   a wand; skipping the question would tell everyone they hold none), also when the curse would
+   do nothing to them. One wand cancels; two cancel and turn it on another player (never back on the holder),
    who receives it "as if they had drawn it": they may answer with their own wands, and so on.
    A cancelled curse is not replaced by a new draw. Wands go to the discard pile.
 10. Curses go to the discard pile as soon as they are drawn. Necromancy: a hand over five
@@ -63,6 +64,7 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
 from __future__ import annotations
 
 import dataclasses
+from operator import add, gt, lt
 from typing import ClassVar
 
 import numpy as np
@@ -141,8 +143,7 @@ class CabulaGame(Game):
         {"num_players": 4},
         {"num_players": 5},
         {"num_players": 6},
-        {"num_players": 3, "max_turns": 12},
-        {"num_players": 2, "spell_book_pairs": False, "max_turns": 40},
+        {"num_players": 3, "max_turns": 12, "spell_book_pairs": False},
     ]
 
     def __init__(self, config=None, **options) -> None:
@@ -428,12 +429,9 @@ class CabulaState(State):
                 return
             elif k == "curse":
                 p = f["p"]
-                if f["stage"] == "respond":
-                    if not self.hands[p][WAND]:
-                        stack.pop()
-                        self._curse_hits(p, f["c"])
-                        continue
-                elif n == 2:
+                # Always asked, wand or not (note 9): skipping the question would tell everyone
+                # that the victim holds no wand.
+                if f["stage"] == "redirect" and n == 2:
                     f["p"] = 1 - p
                     f["stage"] = "respond"
                     continue
@@ -451,12 +449,9 @@ class CabulaState(State):
                 p = f["p"]
                 hand = self.hands[p]
                 size = sum(hand)
-                if size > HAND_SIZE:
-                    held = [c for c in HAND_TYPES if hand[c]]
-                    if len(held) > 1:
-                        self.current_player = p
-                        return
-                    self._discard_from_hand(p, held[0])
+                if size > HAND_SIZE:  # asked even with one type held: no tell about the hand
+                    self.current_player = p
+                    return
                 elif size == HAND_SIZE or not self._pool_has_hand_card():
                     stack.pop()
                 else:
@@ -701,34 +696,33 @@ class CabulaState(State):
         return "\n".join(lines)
 
     def invariants(self) -> list[str]:
+        # map/zip over whole rows (C speed): the shared kit calls this after every step
         g = self.game
-        n = self.num_players
         problems = []
-        total = [0] * NUM_TYPES
+        deck = [0] * NUM_TYPES
         for c in self.deck:
-            total[c] += 1
-        deck_counts = total[:]
-        for c in range(NUM_TYPES):
-            total[c] += self.discard[c] + sum(h[c] for h in self.hands)
+            deck[c] += 1
+        total = list(map(add, deck, self.discard))
+        for hand in self.hands:
+            total = list(map(add, total, hand))
+            if min(hand) < 0 or any(hand[c] for c in C.CURSES):
+                problems.append(f"bad hand (negative or holding a curse): {hand}")
         for d in self.display:
             total[STAR] += d[0]
             total[DOUBLE] += d[1]
-            if d[0] < 0 or d[1] < 0:
+            if min(d) < 0:
                 problems.append(f"negative display {d}")
         if total != g.composition:
             problems.append(f"cards not conserved: {total} != {g.composition}")
-        for p, hand in enumerate(self.hands):
-            if any(hand[c] for c in C.CURSES):
-                problems.append(f"player {p} holds a curse")
-            if any(x < 0 for x in hand):
-                problems.append(f"negative hand {hand}")
-            for v in range(n):
-                if any(self.known[v][p][c] > hand[c] for c in range(NUM_TYPES)):
+        for v, row in enumerate(self.known):
+            if any(row[v]):
+                problems.append(f"player {v} 'knows' cards in their own hand")
+            for p, kn in enumerate(row):
+                if any(map(gt, kn, self.hands[p])):
                     problems.append(f"player {v} 'knows' cards player {p} does not hold")
-        for v in range(n):
-            if any(self.deck_floor[v][c] > deck_counts[c] for c in range(NUM_TYPES)):
+            if any(map(gt, self.deck_floor[v], deck)):
                 problems.append(f"player {v}'s deck floor exceeds the deck")
-            if self.deck_cap_known and any(self.deck_cap[v][c] < deck_counts[c] for c in range(NUM_TYPES)):
+            if self.deck_cap_known and any(map(lt, self.deck_cap[v], deck)):
                 problems.append(f"player {v}'s deck cap is below the deck")
         if self.current_player is None and not self._over():
             problems.append("no one to move but the game is not over")

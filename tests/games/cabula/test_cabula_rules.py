@@ -41,6 +41,8 @@ def test_charlie_reverse_order_curse_first_then_wand_kept():
     s = rig(2, hands=[{"parchment": 1, "star": 1, "dragon": 1, "cyclops": 1, "cauldron": 1, "kraken": 1}, {}],
             display=[(4, 0), (0, 0)], top=["thieving_witch", "magic_wand"])
     act(s, "play +2 parchment")
+    assert legal_names(s) == {"take the curse"}  # asked anyway: no tell that he holds no wand
+    act(s, "take the curse")
     assert s.display[0] == [3, 0]  # no wand in hand when the witch came: a star lost (only singles)
     assert s.hands[0][WAND] == 1 and sum(s.hands[0]) == 6
     assert s.current_player == 1
@@ -53,6 +55,8 @@ def test_alicia_parchments_necromancy_skull_turned_on_charlie():
             top=["necromancy", "star", "minotaur", "magic_wand", "magic_wand", "cyclops", "skull"])
     deck_before = len(s.deck)
     act(s, "play 2 +2 parchments")
+    assert "hit by Necromancy" in s.decision() and legal_names(s) == {"take the curse"}
+    act(s, "take the curse")
     # necromancy first: two cards in hand, drawn up to five (star, minotaur, wand); then the three
     # remaining parchment draws: wand, cyclops, skull -> a wand window with two wands
     assert s.current_player == 0 and "hit by Skull" in s.decision()
@@ -63,6 +67,8 @@ def test_alicia_parchments_necromancy_skull_turned_on_charlie():
     act(s, "cancel and turn the curse with 2 magic wands")
     assert "choose who receives the Skull" in s.decision()
     act(s, "target the player 2 seats clockwise")  # Charlie
+    assert s.current_player == 2 and legal_names(s) == {"take the curse"}  # no wand to answer with
+    act(s, "take the curse")
     assert s.display == [[1, 0], [0, 0], [0, 0]]  # Charlie lost every star, Alicia kept hers
     assert hand(s, 0) == {"star": 1, "minotaur": 1, "cyclops": 1, "cauldron": 1, "crystal_ball": 1}
     assert s.discard[NECRO] == 1 and s.discard[SKULL] == 1 and s.discard[WAND] == 2 and s.discard[STAR] == 4
@@ -227,6 +233,7 @@ def test_magic_wand_is_never_played_in_turn():
 # -- curses -----------------------------------------------------------------------------------------
 def test_thieving_witch_victim_chooses():
     s = rig(2, hands=[{}, {}], display=[(1, 1), (0, 0)], top=["thieving_witch"], draw_first=True)
+    act(s, "take the curse")
     assert s.current_player == 0 and legal_names(s) == {"choose a star", "choose a double star"}
     act(s, "choose a double star")
     assert s.display[0] == [1, 0] and s.discard[DOUBLE] == 1 and s.discard[WITCH] == 1
@@ -235,6 +242,7 @@ def test_thieving_witch_victim_chooses():
 
 def test_skull_loses_every_star():
     s = rig(2, hands=[{"star": 1}, {}], display=[(2, 1), (0, 0)], top=["skull"], draw_first=True)
+    act(s, "take the curse")
     assert s.display[0] == [0, 0] and s.discard[STAR] == 2 and s.discard[DOUBLE] == 1
     act(s, "play a star")  # still plays afterwards
     assert s.display[0] == [1, 0]
@@ -242,6 +250,7 @@ def test_skull_loses_every_star():
 
 def test_necromancy_discards_down_to_five_by_choice():
     s = rig(2, hands=[{"dragon": 4, "star": 2, "cauldron": 1}, {}], top=["necromancy"], draw_first=True)
+    act(s, "take the curse")
     assert "Necromancy" in s.decision()
     assert legal_names(s) == {"discard a star", "discard a dragon", "discard a cauldron"}
     act(s, "discard a cauldron")
@@ -254,7 +263,9 @@ def test_necromancy_draws_up_with_curses_resolved_on_the_way():
     s = rig(2, hands=[{"dragon": 1}, {}], display=[(1, 0), (0, 0)],
             top=["necromancy", "star", "thieving_witch", "kraken", "cauldron", "cyclops", "minotaur"],
             draw_first=True)
-    # witch in the middle: resolved at once, not a hand card; the draw goes on to five
+    act(s, "take the curse")  # necromancy
+    act(s, "take the curse")  # the witch drawn in the middle
+    # witch: resolved at once, not a hand card; the draw goes on to five
     assert s.display[0] == [0, 0]
     assert hand(s, 0) == {"dragon": 1, "star": 1, "kraken": 1, "cauldron": 1, "cyclops": 1}
     assert s.deck[-1] == ID["minotaur"]
@@ -268,6 +279,8 @@ def test_wand_chain_turned_twice_then_taken():
     assert s.current_player == 1 and "hit by Skull" in s.decision()
     act(s, "cancel and turn the curse with 2 magic wands")
     act(s, "target the player 2 seats clockwise")  # back on player 0, who has no wand left
+    assert s.current_player == 0 and legal_names(s) == {"take the curse"}
+    act(s, "take the curse")
     assert s.display == [[0, 0], [2, 0], [3, 0]]
     assert s.current_player == 0 and s.discard[WAND] == 4
 
@@ -276,6 +289,10 @@ def test_redirected_necromancy_draws_for_the_new_victim_and_curses_hit_them():
     s = rig(2, hands=[{"magic_wand": 2}, {"dragon": 1}], display=[(0, 0), (1, 0)],
             top=["necromancy", "star", "skull", "kraken", "cauldron", "cyclops", "minotaur"], draw_first=True)
     act(s, "cancel and turn the curse with 2 magic wands")  # two players: the target is implied
+    assert s.current_player == 1 and "hit by Necromancy" in s.decision()
+    act(s, "take the curse")
+    assert "hit by Skull" in s.decision()  # drawn by player 1's necromancy
+    act(s, "take the curse")
     assert s.display[1] == [0, 0]  # the skull drawn by player 1's necromancy hit player 1
     assert hand(s, 1) == {"dragon": 1, "star": 1, "kraken": 1, "cauldron": 1, "cyclops": 1}
     assert s.current_player == 0 and hand(s, 0) == {}
@@ -292,7 +309,16 @@ def test_one_wand_cancels_and_the_redirect_never_targets_yourself():
 
 def test_wand_window_is_offered_even_when_the_curse_would_do_nothing():
     s = rig(2, hands=[{"magic_wand": 1}, {}], top=["skull"], draw_first=True)
-    assert "hit by Skull" in s.decision()
+    assert "hit by Skull" in s.decision() and len(legal_names(s)) == 2
+
+
+def test_necromancy_discard_is_asked_even_with_one_card_type():
+    s = rig(2, hands=[{"star": 7}, {}], top=["necromancy"], draw_first=True)
+    act(s, "take the curse")
+    assert legal_names(s) == {"discard a star"}
+    act(s, "discard a star")
+    act(s, "discard a star")
+    assert s.hands[0][STAR] == 5 and "play a card" in s.decision()
 
 
 # -- setup, the deck, limits ----------------------------------------------------------------------------
@@ -354,6 +380,8 @@ def test_reshuffle_builds_the_deck_from_the_discard_pile():
 def test_reshuffle_with_curses_in_the_pile_fires_them_when_drawn():
     s = rig(2, hands=[{"parchment": 1}, {}], top=[], deck_rest=False)
     act(s, "play +2 parchment")  # the rebuilt deck holds the 12 curses among its cards
+    while s.current_player == 0 and s.stack[-1]["k"] != "main":
+        act(s, sorted(legal_names(s))[0])
     assert s.deck_cap_known and not s.invariants()
     assert sum(s.deck_floor[1][c] for c in CURSES) + sum(s.discard[c] for c in CURSES) == 12
 
@@ -384,6 +412,7 @@ def test_necromancy_stops_when_only_curses_are_left():
     s.stack.append({"k": "draw", "p": 0, "n": 1})
     s.touch()
     s._advance()
+    act(s, "take the curse")
     assert s.current_player == 0 and sum(s.hands[0]) == 0 and "play a card" in s.decision()
     assert not s.invariants()
 
