@@ -463,3 +463,42 @@ def test_action_names_and_render():
     s = game.new_state(3)
     text = s.render(0)
     assert "player 1" in text and "cards" in text
+
+
+class _RiggedShuffle(np.random.Generator):
+    """A generator whose first shuffles are given (to rig the deal), random afterwards."""
+
+    def __init__(self, orders):
+        super().__init__(np.random.PCG64(0))
+        self.orders = list(orders)
+
+    def permutation(self, x):
+        return np.array(self.orders.pop(0)) if self.orders else super().permutation(x)
+
+
+def test_setup_curses_dealt_are_replaced_again_and_again_then_shuffled_back():
+    game = CabulaGame(num_players=2)
+    cards = [c for c, k in enumerate(game.composition) for _ in range(k)]
+    # wanted deck, top first: player 0 gets witch + 4 stars, player 1 five stars; player 0's
+    # replacement is a skull (a curse again), then a dragon
+    top = [WITCH, STAR, STAR, STAR, STAR] + [STAR] * 5 + [SKULL, ID["dragon"]]
+    order, used = [], set()
+    for card in top:
+        i = next(j for j, c in enumerate(cards) if c == card and j not in used)
+        used.add(i)
+        order.append(i)
+    rest = [j for j in range(len(cards)) if j not in used]
+    deck_order = rest + order[::-1]  # the end of the list is the top
+    remaining = len(cards) - 12 + 2  # after the deal: the deck plus the two set-aside curses
+    s = CabulaGame.State.deal(game, _RiggedShuffle([deck_order, list(range(remaining))]))
+    first = s.turn
+    # the first player has drawn one card already; look at the other hand, or discount the draw
+    p0 = s.hands[0][:]
+    if first == 0:
+        assert sum(p0) == 6
+    assert p0[STAR] >= 4 and p0[ID["dragon"]] >= 1 and not any(p0[c] for c in CURSES)
+    assert s.hands[1][STAR] >= 5 and not any(s.hands[1][c] for c in CURSES)
+    # both set-aside curses went back into the deck (nothing is on the discard pile yet, unless
+    # the first player's draw was a curse)
+    assert sum(s.deck.count(c) for c in CURSES) + sum(s.discard[c] for c in CURSES) == 12
+    assert not s.invariants()
