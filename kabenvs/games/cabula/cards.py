@@ -10,7 +10,8 @@ exactly one per player into the deck.
 from __future__ import annotations
 
 # Card type ids (the index used everywhere: hands, piles and observations are count vectors).
-STAR, DOUBLE, WITCH, NECRO, SKULL, DRAGON, CYCLOPS, MINOTAUR, KRAKEN, BALL, CAULDRON, PARCHMENT, BOOK, WAND = range(14)
+(STAR, DOUBLE, WITCH, NECRO, SKULL, DRAGON, CYCLOPS, MINOTAUR, KRAKEN,
+ BALL, CAULDRON, PARCHMENT, BOOK, WAND) = range(14)
 NUM_TYPES = 14
 
 # id -> (config field / key, readable singular, readable plural)

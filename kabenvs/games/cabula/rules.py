@@ -191,7 +191,7 @@ class CabulaGame(Game):
             "wand", [(w,) for w in range(3)],
             name=lambda w: ("take the curse", "cancel the curse with 1 magic wand",
                             "cancel and turn the curse with 2 magic wands")[w],
-            describe="out of turn, when a curse hits you while you hold a wand: 0, 1 or 2 wands",
+            describe="out of turn, when a curse hits you: answer with 0, 1 or 2 magic wands (only 0 without one)",
         )
         cat.add(
             "star", [(s,) for s in range(2)], name=lambda s: ("choose a star", "choose a double star")[s],
@@ -227,7 +227,8 @@ class CabulaGame(Game):
         lay.add("context_card", T, "one-hot: card being targeted (target) or the curse (wand/redirect)")
         lay.add("context_count", 4, "one-hot: how many of that card were played (1-4)")
         lay.add("star_reason", len(STAR_REASONS), "one-hot star decision: " + ", ".join(STAR_REASONS))
-        lay.add("context_player", n, "one-hot, seat-relative: the victim whose star or card is chosen (star, take)")
+        lay.add("context_player", n,
+                "one-hot, seat-relative: the victim whose star or card is chosen (star, take)")
         lay.add("pending_draws", 1, "cards still to draw in pending multi-card draws / 6")
         lay.add("necromancy", n, "seat-relative: players with a Necromancy in progress")
         lay.add("turns", 1, "turns played / max_turns")
@@ -690,7 +691,9 @@ class CabulaState(State):
             else:
                 seen = ", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.known[player][p]) if k)
                 held = f"{self.hand_size(p)} cards" + (f" (known: {seen})" if seen else "")
-            lines.append(f"  player {p}: stars {d[0]} + double {d[1]} = {self.total(p)}; hand: {held or 'empty'}")
+            lines.append(
+                f"  player {p}: stars {d[0]} + double {d[1]} = {self.total(p)}; hand: {held or 'empty'}"
+            )
         lines.append(f"  deck {len(self.deck)} cards; discard: "
                      + (", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.discard) if k) or "empty"))
         return "\n".join(lines)

@@ -60,7 +60,8 @@ def test_alicia_parchments_necromancy_skull_turned_on_charlie():
     # necromancy first: two cards in hand, drawn up to five (star, minotaur, wand); then the three
     # remaining parchment draws: wand, cyclops, skull -> a wand window with two wands
     assert s.current_player == 0 and "hit by Skull" in s.decision()
-    assert hand(s, 0) == {"star": 1, "minotaur": 1, "magic_wand": 2, "cyclops": 1, "cauldron": 1, "crystal_ball": 1}
+    assert hand(s, 0) == {"star": 1, "minotaur": 1, "magic_wand": 2, "cyclops": 1,
+                          "cauldron": 1, "crystal_ball": 1}
     assert len(s.deck) == deck_before - 7
     assert legal_names(s) == {"take the curse", "cancel the curse with 1 magic wand",
                               "cancel and turn the curse with 2 magic wands"}
