@@ -2,7 +2,7 @@
 
 It reads only what its seat may know: its own hand, the public table (displays, hand sizes,
 discard pile, the pending decision) and its own certain knowledge of other hands
-(``state.known[me]``). It never looks at other hands or the deck.
+(``state.known_cards(me, other)``). It never looks at other hands or the deck.
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ class HeuristicAgent:
             held = [c for c in range(len(hand)) if hand[c]]
             return g.discard_ids[min(held, key=lambda c: (self._keep_value(hand, c), c))]
         # take (two crystal balls): the victim's hand is known to us now
-        hand = state.known[me][f["v"]]
+        hand = state.known_cards(me, f["v"])
         for c in _TAKE_ORDER:
             if hand[c]:
                 return g.take_ids[c]
@@ -161,7 +161,7 @@ class HeuristicAgent:
         threats = self._opponents_by_threat(state, me)
         if card == BALL:
             n = state.num_players
-            known = state.known[me]
+            known = {p: state.known_cards(me, p) for p in threats}
             best = max(
                 threats,
                 key=lambda p: (known[p][DOUBLE] + known[p][STAR], sum(state.hands[p]), -((p - me) % n)),

@@ -2,7 +2,7 @@
 
 Both read the same things: the seat's own hand, the public table (displays, hand sizes, discard
 pile, deck size, the pending decision) and the seat's certain knowledge kept by the rules engine
-(``known[me][other]``: cards it is sure another hand holds; ``deck_floor``/``deck_cap``: what it is
+(``known_cards(me, other)``: cards it is sure another hand holds; ``deck_floor``/``deck_cap``: what it is
 sure the deck holds at least / at most). ``resample`` re-deals everything else.
 """
 
@@ -40,7 +40,8 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
             put_i(i + c)
             put_v(k * 0.2)
     hs, dp, st, kh = o["hand_size"], o["displayed"], o["star_total"], o["known_hands"]
-    known = state.known[me]
+    known = state.known
+    row0 = me * n
     for p in range(n):
         r = (p - me) % n
         size = sum(hands[p])
@@ -52,8 +53,8 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
             idx += (dp + 2 * r, dp + 2 * r + 1, st + r)
             val += (d0 * 0.2, d1 * 0.2, (d0 + 2 * d1) * 0.2)
         if p != me:
-            kn = known[p]
-            if any(kn):
+            kn = known[row0 + p]
+            if kn is not None:
                 base = kh + r * T
                 for c, k in enumerate(kn):
                     if k:
@@ -135,7 +136,7 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     for p in range(n):
         if p == me:
             continue
-        hands[p] = state.known[me][p][:]
+        hands[p] = state.known_cards(me, p)
         for c in range(NUM_TYPES):
             rest[c] -= hands[p][c]
     deck_counts = [0] * NUM_TYPES
@@ -168,15 +169,19 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     deck = [c for c in range(NUM_TYPES) for _ in range(deck_counts[c])]
     new.deck = [deck[i] for i in rng.permutation(len(deck))]
     # Other seats' knowledge is hidden from `me`; keep it true in the new world (clamped).
+    for i, kn in enumerate(new.known):
+        v, p = divmod(i, n)
+        if v == me or kn is None:
+            continue
+        hand = new.hands[p]
+        for c in range(NUM_TYPES):
+            if kn[c] > hand[c]:
+                kn[c] = hand[c]
+        if not any(kn):
+            new.known[i] = None
     for v in range(n):
         if v == me:
             continue
-        for p in range(n):
-            kn = new.known[v][p]
-            hand = new.hands[p]
-            for c in range(NUM_TYPES):
-                if kn[c] > hand[c]:
-                    kn[c] = hand[c]
         fl = new.deck_floor[v]
         cap = new.deck_cap[v]
         for c in range(NUM_TYPES):

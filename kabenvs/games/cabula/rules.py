@@ -269,7 +269,9 @@ class CabulaState(State):
         s.deck = [deck[i] for i in rng.permutation(len(deck))]  # top of the deck = end of the list
         s.discard = [0] * NUM_TYPES
         s.display = [[0, 0] for _ in range(n)]
-        s.known = [[[0] * NUM_TYPES for _ in range(n)] for _ in range(n)]
+        # known[v * n + p]: the cards v is sure p's hand holds (None: nothing; kept sparse because
+        # it is mostly empty and JSON round trips of the state are frequent)
+        s.known = [None] * (n * n)
         floor = [0] * NUM_TYPES
         for c in C.CURSES:  # hands never hold curses, so every curse is known to be in the deck
             floor[c] = game.composition[c]
@@ -303,31 +305,55 @@ class CabulaState(State):
         self.discard[c] += k
         self._forget_public(p, c, k)
 
+    def known_cards(self, v: int, p: int) -> list[int]:
+        """The cards ``v`` is sure ``p``'s hand holds, per type (a copy)."""
+        kn = self.known[v * self.num_players + p]
+        return kn[:] if kn is not None else [0] * NUM_TYPES
+
+    def _known_row(self, v: int, p: int) -> list[int]:
+        i = v * self.num_players + p
+        kn = self.known[i]
+        if kn is None:
+            kn = self.known[i] = [0] * NUM_TYPES
+        return kn
+
     def _forget_public(self, p: int, c: int, k: int) -> None:
-        for row in self.known:
-            kn = row[p]
-            if kn[c]:
+        known = self.known
+        n = self.num_players
+        for i in range(p, n * n, n):  # every viewer's row about p
+            kn = known[i]
+            if kn is not None and kn[c]:
                 kn[c] = max(0, kn[c] - k)
+                if not any(kn):
+                    known[i] = None
 
     def _forget_hidden(self, p: int, skip: tuple[int, ...]) -> None:
         """``p`` lost an unseen card: any type the others were sure of may have been it."""
-        for v, row in enumerate(self.known):
-            if v in skip:
+        known = self.known
+        n = self.num_players
+        for v in range(n):
+            i = v * n + p
+            kn = known[i]
+            if v in skip or kn is None:
                 continue
-            kn = row[p]
             for c in range(NUM_TYPES):
                 if kn[c]:
                     kn[c] -= 1
+            if not any(kn):
+                known[i] = None
 
     def _move_hidden_card(self, victim: int, taker: int, c: int) -> None:
         """A crystal ball moved one card ``c`` from ``victim``'s hand to ``taker``'s."""
         self.hands[victim][c] -= 1
         self.hands[taker][c] += 1
         self._forget_hidden(victim, (victim, taker))
-        kt = self.known[taker][victim]
-        if kt[c]:
+        i = taker * self.num_players + victim
+        kt = self.known[i]
+        if kt is not None and kt[c]:
             kt[c] -= 1
-        self.known[victim][taker][c] += 1  # the victim saw which card left their hand
+            if not any(kt):
+                self.known[i] = None
+        self._known_row(victim, taker)[c] += 1  # the victim saw which card left their hand
 
     def _draw(self, p: int) -> int | None:
         """Draw the top card for ``p`` (reshuffling if needed); None when deck and discard are empty."""
@@ -507,7 +533,8 @@ class CabulaState(State):
         if card == BALL:
             hand = self.hands[v]
             if cnt == 2:
-                self.known[a][v] = hand[:]  # the attacker looks at the whole hand
+                # the attacker looks at the whole hand
+                self.known[a * self.num_players + v] = hand[:] if any(hand) else None
                 stack.append({"k": "take", "p": a, "v": v})
                 return
             size = sum(hand)
@@ -540,7 +567,7 @@ class CabulaState(State):
         self.hands[v][card] += k
         for w in range(self.num_players):
             if w != v:
-                self.known[w][v][card] += k  # returned in plain view
+                self._known_row(w, v)[card] += k  # returned in plain view
 
     def _star_chosen(self, f: dict, s: int) -> None:
         v, a, why = f["v"], f["a"], f["why"]
@@ -689,7 +716,7 @@ class CabulaState(State):
             if player is None or player == p:
                 held = ", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.hands[p]) if k)
             else:
-                seen = ", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.known[player][p]) if k)
+                seen = ", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.known_cards(player, p)) if k)
                 held = f"{self.hand_size(p)} cards" + (f" (known: {seen})" if seen else "")
             lines.append(
                 f"  player {p}: stars {d[0]} + double {d[1]} = {self.total(p)}; hand: {held or 'empty'}"
@@ -717,12 +744,18 @@ class CabulaState(State):
                 problems.append(f"negative display {d}")
         if total != g.composition:
             problems.append(f"cards not conserved: {total} != {g.composition}")
-        for v, row in enumerate(self.known):
-            if any(row[v]):
+        n = self.num_players
+        if len(self.known) != n * n:
+            problems.append(f"knowledge table of size {len(self.known)}, not {n * n}")
+        for i, kn in enumerate(self.known):
+            if kn is None:
+                continue
+            v, p = divmod(i, n)
+            if v == p:
                 problems.append(f"player {v} 'knows' cards in their own hand")
-            for p, kn in enumerate(row):
-                if any(map(gt, kn, self.hands[p])):
-                    problems.append(f"player {v} 'knows' cards player {p} does not hold")
+            elif not any(kn) or any(map(gt, kn, self.hands[p])):
+                problems.append(f"player {v} 'knows' cards player {p} does not hold (or an empty row)")
+        for v in range(n):
             if any(map(gt, self.deck_floor[v], deck)):
                 problems.append(f"player {v}'s deck floor exceeds the deck")
             if self.deck_cap_known and any(map(lt, self.deck_cap[v], deck)):
@@ -745,7 +778,7 @@ class CabulaState(State):
         new.deck = self.deck[:]
         new.discard = self.discard[:]
         new.display = [d[:] for d in self.display]
-        new.known = [[k[:] for k in row] for row in self.known]
+        new.known = [k if k is None else k[:] for k in self.known]
         new.deck_floor = [f[:] for f in self.deck_floor]
         new.deck_cap = [f[:] for f in self.deck_cap]
         new.deck_cap_known = self.deck_cap_known

@@ -63,7 +63,7 @@ def rig(
     s.display = display
     s.discard = disc
     s.deck = rest_cards + top_ids[::-1]  # the top of the deck is the end of the list
-    s.known = [[[0] * NUM_TYPES for _ in range(n)] for _ in range(n)]
+    s.known = [None] * (n * n)
     floor = [0] * NUM_TYPES
     for c in s.deck:
         if c in CURSES:

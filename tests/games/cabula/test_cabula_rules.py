@@ -171,8 +171,8 @@ def test_one_crystal_ball_takes_a_random_card_to_the_hand():
     act(s, "play crystal ball")
     act(s, "target the player 1 seat clockwise")
     assert hand(s, 0) == {"star": 1} and s.display[0] == [0, 0]  # a star goes to the hand
-    assert s.known[1][0][STAR] == 1  # the victim saw which card went
-    assert s.known[2][0][STAR] == 0
+    assert s.known_cards(1, 0)[STAR] == 1  # the victim saw which card went
+    assert s.known_cards(2, 0)[STAR] == 0
 
 
 def test_two_crystal_balls_look_and_choose():
@@ -187,9 +187,9 @@ def test_two_crystal_balls_look_and_choose():
     act(s, "take a magic wand")
     # player 1's turn began with a draw (a wand from the rigged deck) that player 0 did not see
     assert hand(s, 0) == {"magic_wand": 1} and hand(s, 1) == {"star": 1, "dragon": 2, "magic_wand": 1}
-    assert s.known[0][1] == counts({"star": 1, "dragon": 2})  # remembered while they stay there
+    assert s.known_cards(0, 1) == counts({"star": 1, "dragon": 2})  # remembered while they stay there
     act(s, "play dragon")  # one of the seen dragons leaves
-    assert s.known[0][1] == counts({"star": 1, "dragon": 1})
+    assert s.known_cards(0, 1) == counts({"star": 1, "dragon": 1})
 
 
 def test_cauldron_one_victim_returns_a_star_to_hand_all_see_it():
@@ -199,7 +199,7 @@ def test_cauldron_one_victim_returns_a_star_to_hand_all_see_it():
     assert s.current_player == 1
     act(s, "choose a double star")
     assert s.display[1] == [2, 0] and s.hands[1][DOUBLE] == 1
-    assert s.known[0][1][DOUBLE] == 1 and s.known[2][1][DOUBLE] == 1
+    assert s.known_cards(0, 1)[DOUBLE] == 1 and s.known_cards(2, 1)[DOUBLE] == 1
 
 
 def test_cauldron_pair_returns_every_star():
