@@ -503,3 +503,28 @@ def test_setup_curses_dealt_are_replaced_again_and_again_then_shuffled_back():
     # the first player's draw was a curse)
     assert sum(s.deck.count(c) for c in CURSES) + sum(s.discard[c] for c in CURSES) == 12
     assert not s.invariants()
+
+
+def test_wand_window_out_of_turn_through_the_aec_env():
+    """The env hands the step to the cursed player, out of turn; everyone sees the window."""
+    import kabenvs
+
+    s = rig(3, hands=[{"magic_wand": 2}, {"magic_wand": 1}, {}], display=[(0, 0), (2, 0), (4, 0)],
+            top=["skull"], draw_first=True)
+    act(s, "cancel and turn the curse with 2 magic wands")
+    act(s, "target the player 1 seat clockwise")  # on player 1, during player 0's turn
+    env = kabenvs.make("cabula_v0", num_players=3)
+    env.reset(options={"state": s.to_json()})
+    assert env.agent_selection == "player_1"
+    obs = env.observe("player_1")
+    names = {env.unwrapped.state.action_name(a) for a in np.flatnonzero(obs["action_mask"])}
+    assert names == {"take the curse", "cancel the curse with 1 magic wand"}
+    assert env.observe("player_0")["action_mask"].sum() == 0
+    lay = env.game.layout
+    seen_by_2 = lay.split(env.observe("player_2")["observation"])
+    assert seen_by_2["decision"][2] == 1.0 and seen_by_2["to_move"][2] == 1.0  # player 1 = 2 seats on
+    assert seen_by_2["turn"][1] == 1.0  # still player 0's turn
+    env.step(env.unwrapped.state.game.wand_ids[1])
+    after = env.unwrapped.state
+    assert env.agent_selection == "player_0" and after.display[1] == [2, 0] and after.hands[1][WAND] == 0
+    assert "play a card" in after.decision()
