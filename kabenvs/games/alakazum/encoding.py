@@ -77,8 +77,8 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
     nch, nht = cs.num_chars, cs.num_htypes
     ci = cs.char_index
     ht = cs.htype
-    buf = lay.zeros()
-    o = lay.offset
+    buf = np.zeros(lay.size, dtype=np.float32)
+    o = g.offsets.__getitem__
     pend = state.pending
     if state.current_player is not None:
         buf[o("current") + (state.current_player - player) % n] = 1
@@ -247,6 +247,16 @@ def resample(state: "AlakazumState", player: int, rng: np.random.Generator) -> "
         rest = state.hands[q][:]
         for c in kn:
             rest.remove(c)
+        pend = state.pending
+        if pend is not None and pend["k"] == "pay_spell" and pend["p"] == q:
+            # choosing the spell showed that q holds hats worth the rest of its cost: keep enough
+            need = pend["rem"] - sum(cs.value[c] for c in kn if cs.effect[c] == "hat")
+            for c in sorted((c for c in rest if cs.effect[c] == "hat"), key=lambda c: -cs.value[c]):
+                if need <= 0:
+                    break
+                kn.append(c)
+                rest.remove(c)
+                need -= cs.value[c]
         keep_hand.append(kn)
         slots.append(len(rest))
         pool_hand += rest
@@ -357,7 +367,7 @@ def invariants(state: "AlakazumState") -> list[str]:
     problems = []
     where: list[int] = []
     where += state.forest + state.market + state.graveyard + state.boxed + state.display
-    where += state.fm + state.fm_order + state.finals
+    where += state.fm + state.fm_order + state.finals + state.staged
     if state.fm_keep >= 0:
         where.append(state.fm_keep)
     for h in state.hands:
@@ -369,18 +379,16 @@ def invariants(state: "AlakazumState") -> list[str]:
         where += state.combat["table"]
         if state.combat["t"] == "forest" and state.combat["target"] >= 0:
             where.append(state.combat["target"])
-    if sorted(where) != sorted(state.game.in_play):
+    if len(where) != len(state.game.in_play) or set(where) != state.game.in_play_set:
         problems.append(f"cards not conserved: {len(where)} placed vs {len(state.game.in_play)} in play")
     for p, h in enumerate(state.hands):
         if any(not cs.is_hand[c] for c in h):
             problems.append(f"player {p} holds a non-hand card")
+        held = set(h)
         for o in range(state.num_players):
-            rest = h[:]
-            for c in state.known[o][p]:
-                if c not in rest:
-                    problems.append(f"player {o} 'knows' card {c} that player {p} does not hold")
-                    break
-                rest.remove(c)
+            kn = state.known[o][p]
+            if kn and (len(set(kn)) != len(kn) or not held.issuperset(kn)):
+                problems.append(f"player {o} 'knows' cards {kn} that player {p} does not hold")
     if state.stage != "setup":
         for p, t in enumerate(state.teams):
             if not t:

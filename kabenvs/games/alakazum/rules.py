@@ -23,8 +23,9 @@ Rulebook points this engine had to interpret (each is in docs/games/alakazum.md 
    Alakazum, *every* other player is asked in turn, clockwise, whether to cancel it (only a doll
    holder may). Asking everyone, not only holders, keeps who holds a doll secret. No window opens
    once both dolls are in the box. A cancelled action still uses up that action (or one of the two
-   Deja Vu actions); its shown card stays in the hand; a cancelled spell is not paid (payment comes
-   after the window); a cancelled Alakazum keeps the objects and ends the turn.
+   Deja Vu actions); its shown card stays in the hand; a spell is announced with its payment
+   (the hats lie on the table during the window) and a cancelled spell's hats go back to the
+   hand; a cancelled Alakazum keeps the objects and ends the turn.
 5. Alakazum: the player names the culture (8+ points); culture objects of that culture (+2) and
    every multicolour amulet (+1) in the hand are revealed and counted; multicolour characters
    count for any culture. On a failure the player sends a character of that culture or a
@@ -149,7 +150,9 @@ class AlakazumGame(Game):
     name = "alakazum"
     env_id = "alakazum_v0"
     Config = AlakazumConfig
-    test_configs = [{"num_players": 2}, {"num_players": 3}, {"num_players": 4}, {"num_players": 5}]
+    # The shared kit plays hundreds of random games per config; a full random game is 300-700
+    # decisions, so the kit runs a 16-turn limit (the game's own tests play whole games).
+    test_configs = [{"num_players": n, "max_turns": 16} for n in (2, 3, 4, 5)]
 
     def __init__(self, config=None, **options) -> None:
         super().__init__(config, **options)
@@ -169,7 +172,9 @@ class AlakazumGame(Game):
         self.finals_in_play = cs.finals_for(self.num_players)
         self.num_dolls = sum(1 for c in cs.cards if c.effect == "voodoo")
         self.in_play = [c.id for c in cs.cards if c.kind != "final"] + [f for f, _ in self.finals_in_play]
+        self.in_play_set = frozenset(self.in_play)
         self.decision_cap = self.config.max_turns * DECISIONS_PER_TURN + 60
+        self.offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
 
     @property
     def cs(self) -> CardSet:
@@ -269,6 +274,7 @@ class AlakazumState(State):
         s.fm = []  # Forest Magic: cards in the caster's hand of six
         s.fm_order = []  # Forest Magic: cards put back so far (first = new top)
         s.fm_keep = -1  # Forest Magic: a kept character/trap waiting for the cards to be put back
+        s.staged = []  # hats paid for an announced spell, on the table during the voodoo window
         s.fm_knew = []  # players whose knowledge of the deck top covered the six (resample keeps them)
         finals = [f for f, _ in game.finals_in_play]
         s.finals = [int(finals[i]) for i in rng.permutation(len(finals))]
@@ -673,7 +679,12 @@ class AlakazumState(State):
         elif kind == "fight":
             self.pending = {"k": FIGHT_TARGET, "p": p}
         elif kind == "magic":
-            self._announce(p, {"a": "magic", "s": move[0]})
+            s = move[0]
+            rem = SPELL_COST[s] - self._energy(p)
+            if rem > 0:
+                self.pending = {"k": PAY, "p": p, "s": s, "rem": rem}
+            else:
+                self._announce(p, {"a": "magic", "s": s})
         else:  # pragma: no cover
             raise AssertionError(kind)
 
@@ -695,6 +706,10 @@ class AlakazumState(State):
             doll = next(c for c in self.hands[p] if self.game.cs.effect[c] == "voodoo")
             self._hand_remove(p, doll, None)
             self.boxed.append(doll)
+            actor = pend["actor"]
+            for c in self.staged:  # a cancelled spell's hats go back to the caster's hand
+                self._hand_add(actor, c, None)
+            self.staged = []
             return  # cancelled: the action is used up / the Alakazum turn ends
         rest = pend["rest"]
         if rest:
@@ -723,12 +738,9 @@ class AlakazumState(State):
         elif a == "fight":
             self._start_player_combat(p, ann["def"], ann["target"])
         elif a == "magic":
-            s = ann["s"]
-            rem = SPELL_COST[s] - self._energy(p)
-            if rem > 0:
-                self.pending = {"k": PAY, "p": p, "s": s, "rem": rem}
-            else:
-                self._cast(p, s)
+            self.market += self.staged
+            self.staged = []
+            self._cast(p, ann["s"])
         elif a == "alakazum":
             self.pending = {"k": FINAL, "p": p, "cul": ann["cul"], "pts": ann["pts"]}
         else:  # pragma: no cover
@@ -744,12 +756,12 @@ class AlakazumState(State):
     def _on_pay(self, p, pend, kind, move) -> None:
         card = self._find(p, move[0])
         self._hand_remove(p, card, None)
-        self.market.append(card)
+        self.staged.append(card)
         rem = pend["rem"] - self.game.cs.value[card]
         if rem > 0:
             self.pending = {**pend, "rem": rem}
         else:
-            self._cast(p, pend["s"])
+            self._announce(p, {"a": "magic", "s": pend["s"]})
 
     def _cast(self, p: int, s: int) -> None:
         if s == WITCH:
@@ -1207,7 +1219,7 @@ class AlakazumState(State):
 _SCALARS = ("current_player", "truncated", "turn", "turn_player", "stage", "explore_left",
             "actions_left", "in_dejavu", "over", "fm_keep", "first_player")
 _FLAT_LISTS = ("history", "winners_list", "forest_known", "level", "broom", "graveyard", "boxed",
-               "fm", "fm_order", "fm_knew", "finals", "revealed", "market", "display", "forest",
+               "fm", "fm_order", "fm_knew", "staged", "finals", "revealed", "market", "display", "forest",
                "exchanges")
 
 
