@@ -354,6 +354,47 @@ def test_broom_protects_from_hypnosis_santa_claus_and_a_failed_alakazum():
     assert s._losable(0) == [char(t, "Moura")]
 
 
+def test_double_potion_on_the_die_in_forest_combat():
+    t = Table(2)
+    t.arrange(teams={0: [("Basajaun", 0)], 1: [("Olentzero", 0)]}, hands={0: ["Double potion"]},
+              forest_top=["Montserrat"])
+    s = t.begin_turn(0)
+    assert legal_names(s) == ["pass", "play Double potion on combat"]
+    script_dice(s, [2])
+    do(s, "pass")  # 3 > 1; roll 2 against Montserrat's resistance 2
+    assert legal_names(s) == ["pass", "play Double potion on the die"]
+    do(s, "play Double potion on the die")
+    assert "Montserrat" in names(t, s.teams[0])
+
+
+def test_failed_alakazum_never_takes_a_broomed_character():
+    t = Table(2)
+    t.arrange(teams={0: [("Montserrat", 2), ("Castanyera", 2), ("Caganer", 0)], 1: [("Olentzero", 0)]},
+              brooms=("Montserrat",))
+    s = t.state
+    s.finals = [t.final(x) for x in ("Santa Claus", "Black Friday", "Halloween", "Fast Food", "Saint Valentine")]
+    t.at_alakazum(0)
+    do(s, "conjure an Alakazum with CAT", "final enemy card 0")  # 4 + 3 + 1 = 8 against 13
+    assert legal_names(s) == ["character Caganer", "character Castanyera"]
+
+
+def test_hypnosis_by_a_winning_attacker_moves_the_character_keeping_its_level():
+    t = Table(2)
+    t.arrange(teams={0: [("Basajaun", 1), ("Moura", 0)], 1: [("Kattalin", 1), ("Trasno", 0)]})
+    s = t.at_action(0)
+    script_dice(s, [4])
+    do(s, "fight and hypnotise", "character Kattalin", "character Basajaun", "pass", "pass")  # 3 vs 3
+    # a tie goes to the defender: Kattalin goes up to C, rolls 4 > Basajaun's 2 and takes him
+    assert s.level[char(t, "Kattalin")] == 2 and names(t, s.teams[1]) == ["Basajaun", "Kattalin", "Trasno"]
+    assert s.level[char(t, "Basajaun")] == 1
+    t2 = Table(2)
+    t2.arrange(teams={0: [("Basajaun", 2), ("Moura", 0)], 1: [("Kattalin", 1), ("Trasno", 0)]})
+    s2 = t2.at_action(0)
+    script_dice(s2, [3])
+    do(s2, "fight and hypnotise", "character Kattalin", "character Basajaun", "pass", "pass")  # 4 > 3, 3 > 2
+    assert "Kattalin" in names(t2, s2.teams[0]) and s2.level[char(t2, "Kattalin")] == 1
+
+
 # ---------------------------------------------------------------- voodoo
 def test_voodoo_cancels_an_action_the_card_stays_and_the_action_is_used():
     t = Table(3)
