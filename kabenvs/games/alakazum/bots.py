@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from kabenvs.agents.base import Decision
-from kabenvs.games.alakazum.cards import CULTURES, DIE, MULTI, SPELL_COST
+from kabenvs.games.alakazum.cards import CULTURES, DIE, MULTI
 from kabenvs.games.alakazum import rules as R
 
 DIE_MEAN = 3.5
@@ -146,7 +146,8 @@ class HeuristicAgent:
     def _choose_rival_character(self, legal):
         main = self._main_culture()
         cs = self.cs
-        return self._pick_char(legal, lambda c: (st_broom := self.st.broom[c] < 0) * (
+        # a broomed character can be fought but never taken: worth nothing as a target
+        return self._pick_char(legal, lambda c: (self.st.broom[c] < 0) * (
             (3 if cs.cards[c].culture in (main, MULTI) else 1) - 0.5 * self._combat(c)))
 
     def _voodoo_window(self, legal):

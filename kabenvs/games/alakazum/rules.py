@@ -81,7 +81,7 @@ from kabenvs.core.config import GameConfig
 from kabenvs.core.game import Game, State, as_generator
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.alakazum.cards import (
-    CLAIRVOYANCE, CULTURES, DEJA_VU, DIE, FOREST_MAGIC, LEVITATION, MULTI, REVIVE, SPELL_COST,
+    CLAIRVOYANCE, CULTURES, DIE, FOREST_MAGIC, LEVITATION, MULTI, REVIVE, SPELL_COST,
     SPELLS, TRAINING, WITCH, CardSet, load_cards,
 )
 
@@ -213,11 +213,9 @@ class AlakazumGame(Game):
                 pots.append((t, 1))
             elif e == "double_potion":
                 pots += [(t, 0), (t, 1)]
-        mode = ("", " on the die")
         cat.add("potion", pots, name=lambda t, m: f"play {cs.ht_name[t]}" + (
             (" on combat" if m == 0 else " on the die") if cs.ht_effect[t] == "double_potion" else ""),
             describe="play a potion (double potions: on combat or on the die)")
-        del mode
         cat.add("hat", [(t,) for t in ht if cs.ht_effect[t] == "hat"], name=lambda t: f"pay with {cs.ht_name[t]}",
                 describe="pay a spell with a magic hat")
         cat.add("give", [(t,) for t in ht], name=lambda t: f"give {cs.ht_name[t]}",
