@@ -131,7 +131,7 @@ class CardSet:
             return self.cards[self.characters[k]].name
         k -= self.num_chars
         if k < len(TRAP_EFFECTS):
-            return TRAP_EFFECTS[k]
+            return next((c.name for c in self.cards if c.effect == TRAP_EFFECTS[k]), TRAP_EFFECTS[k])
         return self.ht_name[k - len(TRAP_EFFECTS)]
 
     def finals_for(self, num_players: int) -> list[tuple[int, int]]:

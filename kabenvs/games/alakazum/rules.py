@@ -198,7 +198,7 @@ class AlakazumGame(Game):
         cat.add("broom", name="give a broom", describe="action b: a broom (its character is chosen next)")
         cat.add("fight", name="fight and hypnotise", describe="action c: attack another player's character (chosen next)")
         cat.add("magic", [(s,) for s in range(len(SPELLS))], name=lambda s: f"cast {SPELLS[s]}",
-                describe="action d: cast a spell (paid next, after any voodoo)")
+                describe="action d: cast a spell (paid next, then the voodoo window)")
         cat.add("alakazum", [(c,) for c in range(len(CULTURES))], name=lambda c: f"conjure an Alakazum with {CULTURES[c]}",
                 describe="phase 3: conjure an Alakazum in this culture (8+ points)")
         cat.add("final", [(i,) for i in range(MAX_FINALS)], name=lambda i: f"final enemy card {i}",

@@ -464,3 +464,75 @@ def test_turn_limit_truncates():
     assert s.truncated and s.turn == 3 or s.winners()
     if s.truncated:
         assert s.returns() == [0.0, 0.0]
+
+
+# ---------------------------------------------------------------- rules decisions without a worked example
+def test_empty_forest_deck_ends_the_exploration_and_a_short_market_gives_what_it_has():
+    t = Table(2)
+    t.arrange(teams={0: [("Fallera", 0), ("Caganer", 0), ("Llauradora", 0)], 1: [("Olentzero", 0)]},
+              market=["Broom"])
+    s = t.state
+    rest = s.forest[:]
+    s.forest = []
+    s.graveyard += [c for c in rest if t.cs.is_char[c]]
+    s.boxed += [c for c in rest if not t.cs.is_char[c] and not t.cs.is_hand[c]]
+    s.market = [c for c in rest if t.cs.is_hand[c]] + s.market  # keep every card somewhere
+    s.market = s.market[-1:]  # only the broom on the market ...
+    s.hands[1] = [c for c in rest if t.cs.is_hand[c]]  # ... the rest in player 1's hand
+    t.begin_turn(0)
+    assert names(t, s.hands[0]) == ["Broom"] and s.market == []  # 3 thrifty, 1 card there
+    assert s.pending["k"] == "choose_action" and not s.invariants()
+
+
+def test_forest_magic_a_kept_trap_strikes_the_caster():
+    t = Table(2)
+    t.arrange(teams={0: [("Basajaun", 0), ("Moura", 0)], 1: [("Olentzero", 0)]}, hands={0: ["Magic hat 3"]},
+              forest_top=["Santa Claus' Present", "Broom"])
+    s = t.at_action(0)
+    do(s, "cast Forest Magic", "pay with Magic hat 3", "forest card Santa Claus' Present")
+    while s.pending["k"] == "forest_magic_order":
+        do(s, legal_names(s)[0])
+    assert "Santa Claus' Present" in names(t, s.boxed)
+    assert s.pending["k"] in ("santa_pass_die", "lose_character", "alakazum_phase")
+
+
+def test_levitation_with_the_graveyard_sends_mine_there_at_level_a():
+    t = Table(2)
+    t.arrange(teams={0: [("Moura", 2), ("Trasno", 0)], 1: [("Olentzero", 0)]}, hands={0: ["Magic hat 3"]},
+              graveyard=["Rocío"])
+    s = t.at_action(0)
+    do(s, "cast Levitation", "pay with Magic hat 3", "character Moura", "character Rocío")
+    assert names(t, s.teams[0]) == ["Rocío", "Trasno"] and names(t, s.graveyard) == ["Moura"]
+    assert s.level[char(t, "Moura")] == 0
+
+
+def test_food_without_a_character_of_its_culture_is_spent_for_nothing():
+    t = Table(2)
+    t.arrange(teams={0: [("Moura", 0)], 1: [("Olentzero", 0)]}, hands={0: ["Food VAL/CAT"]})
+    s = t.at_action(0)
+    do(s, "give Food VAL/CAT to the VAL characters")
+    assert s.hands[0] == [] and s.level[char(t, "Moura")] == 0 and names(t, s.market)[-1:] == ["Food VAL/CAT"]
+
+
+def test_resample_keeps_what_a_seat_knows_and_hides_the_rest():
+    t = Table(3)
+    t.arrange(teams={0: [("Moura", 0)], 1: [("Olentzero", 0)], 2: [("Trasno", 0)]},
+              hands={0: ["Broom", "Traca", "Magic hat 1", "Steal potion"], 1: ["Die potion +2"]},
+              forest_top=["Black Friday's Discount"])
+    s = t.begin_turn(0)
+    do(s, "to the player 1 seat(s) to the left", "give Broom", "to the player 2 seat(s) to the left", "give Traca")
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        w = s.resample_hidden(0, rng)  # the giver knows where both cards went
+        assert char_name_in(t, w.hands[1], "Broom") and char_name_in(t, w.hands[2], "Traca")
+        np.testing.assert_array_equal(w.observation(0), s.observation(0))
+    moved = 0
+    for _ in range(20):
+        w = s.resample_hidden(2, rng)  # player 2 saw only its own card arrive
+        assert char_name_in(t, w.hands[2], "Traca")
+        moved += not char_name_in(t, w.hands[1], "Broom")
+    assert moved > 0
+
+
+def char_name_in(t, cards, name):
+    return name in names(t, cards)
