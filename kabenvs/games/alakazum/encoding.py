@@ -47,7 +47,9 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("market_count", nht, "market pile cards of each type / 4")
     lay.add("piles", 3, "market size / 20, forest deck size / 90, Forest Magic cards out / 6")
     lay.add("forest_known", (FOREST_KNOWN, ncls), "one-hot class of the forest deck's top cards I know (row 0 = top)")
-    lay.add("forest_magic", ncls, "my Forest Magic cards (class counts) while I cast it")
+    lay.add("forest_magic", ncls, "my Forest Magic cards still to place (class counts) while I cast it")
+    lay.add("forest_magic_placed", (FOREST_KNOWN, ncls), "my Forest Magic cards put back so far, in order (row 0 = top)")
+    lay.add("forest_magic_kept", ncls, "the character or trap I kept with Forest Magic, until it strikes")
     lay.add("finals_known", (MAX_FINALS, nfin), "one-hot identity of each final-enemy position I know")
     lay.add("finals_state", (MAX_FINALS, 3), "per position: in play, revealed, seen by me")
     lay.add("finals_seen", (MAX_FINALS, n), "per position: who looked at it with Clairvoyance (seat-relative)")
@@ -144,6 +146,11 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
         m0 = o("forest_magic")
         for c in state.fm:
             buf[m0 + cs.cls[c]] += 1
+        m0 = o("forest_magic_placed")
+        for i, c in enumerate(state.fm_order):
+            buf[m0 + i * cs.num_classes + cs.cls[c]] = 1
+        if state.fm_keep >= 0:
+            buf[o("forest_magic_kept") + cs.cls[state.fm_keep]] = 1
     nfin = len(cs.finals)
     fin_index = {f: i for i, f in enumerate(cs.finals)}
     fk0, fs0, fsn0 = o("finals_known"), o("finals_state"), o("finals_seen")

@@ -536,3 +536,16 @@ def test_resample_keeps_what_a_seat_knows_and_hides_the_rest():
 
 def char_name_in(t, cards, name):
     return name in names(t, cards)
+
+
+def test_forest_magic_caster_remembers_the_cards_placed_and_kept():
+    t = Table(2)
+    six = ["Combat potion +2", "Vicentica", "Die potion +2", "Magic hat 1", "Broom", "Steal potion"]
+    t.arrange(teams={0: [("Basajaun", 2)], 1: [("Olentzero", 0)]}, hands={0: ["Magic hat 3"]}, forest_top=six)
+    s = t.at_action(0)
+    do(s, "cast Forest Magic", "pay with Magic hat 3", "forest card Vicentica", "forest card Broom")
+    lay = s.game.layout
+    mine, theirs = lay.split(s.observation(0)), lay.split(s.observation(1))
+    assert mine["forest_magic"].sum() == 4 and mine["forest_magic_placed"].sum() == 1
+    assert mine["forest_magic_kept"].sum() == 1
+    assert theirs["forest_magic"].sum() == theirs["forest_magic_placed"].sum() == theirs["forest_magic_kept"].sum() == 0
