@@ -403,10 +403,11 @@ def invariants(state: "AlakazumState") -> list[str]:
     for c in state.graveyard:
         if state.level[c] != 0:
             problems.append(f"{cs.cards[c].name} in the graveyard above level A")
+    in_teams = {c for t in state.teams for c in t}
     for c, b in enumerate(state.broom):
-        if b >= 0 and not any(c in t for t in state.teams):
+        if b >= 0 and c not in in_teams:
             problems.append(f"broomed {cs.cards[c].name} left its team")
-    if any(not 0 <= lv <= 2 for lv in state.level):
+    if min(state.level) < 0 or max(state.level) > 2:
         problems.append("a level outside A-C")
     voodoo_in_market = [c for c in state.market if cs.effect[c] == "voodoo"]
     if voodoo_in_market:

@@ -147,6 +147,7 @@ class AlakazumConfig(GameConfig):
 
 
 class AlakazumGame(Game):
+    cs: CardSet
     name = "alakazum"
     env_id = "alakazum_v0"
     Config = AlakazumConfig
@@ -176,12 +177,9 @@ class AlakazumGame(Game):
         self.decision_cap = self.config.max_turns * DECISIONS_PER_TURN + 60
         self.offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
 
-    @property
-    def cs(self) -> CardSet:
-        return load_cards(self.config.cards)
-
     def build_catalog(self) -> ActionCatalog:
-        cs = load_cards(self.config.cards)
+        # the first builder Game.__init__ calls: the card set is kept from here on
+        cs = self.cs = load_cards(self.config.cards)
         n = self.config.num_players
         cat = ActionCatalog()
         chars = [cs.cards[c].name for c in cs.characters]
