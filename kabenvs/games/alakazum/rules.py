@@ -152,8 +152,8 @@ class AlakazumGame(Game):
     env_id = "alakazum_v0"
     Config = AlakazumConfig
     # The shared kit plays hundreds of random games per config; a full random game is 300-700
-    # decisions, so the kit runs a 12-turn limit (the game's own tests play whole games).
-    test_configs = [{"num_players": n, "max_turns": 12} for n in (2, 3, 4, 5)]
+    # decisions, so the kit runs a 10-turn limit (the game's own tests play whole games).
+    test_configs = [{"num_players": n, "max_turns": 10} for n in (2, 3, 4, 5)]
 
     def __init__(self, config=None, **options) -> None:
         super().__init__(config, **options)

@@ -179,3 +179,26 @@ def test_heuristic_beats_random_1000_games(n, deals):
     assert result.games == 1000
     lo, _ = result.interval(0)
     assert lo > 0.8 and all(result.interval(i)[1] < 0.1 for i in range(1, n))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_no_leak_over_whole_games(n):
+    """The kit's no-leak check runs 10-turn games; this one samples whole games."""
+    game = AlakazumGame(num_players=n)
+    rng = np.random.default_rng(n)
+    rnd = random.Random(n)
+    for g in range(15):
+        state = game.new_state(1000 + g)
+        while state.current_player is not None:
+            if rnd.random() < 0.05:
+                for p in range(n):
+                    world = state.resample_hidden(p, rng)
+                    np.testing.assert_array_equal(world.observation(p), state.observation(p))
+                    assert world.current_player == state.current_player and not world.invariants()
+                    if state.current_player == p:
+                        np.testing.assert_array_equal(world.legal_mask(), state.legal_mask())
+                    play = world.clone()
+                    while play.current_player is not None:
+                        play.apply(rnd.choice(play.legal_actions()))
+            state.apply(rnd.choice(state.legal_actions()))
