@@ -1,0 +1,415 @@
+"""Alakazum!'s information state: observation vector, resampling of hidden cards, text, invariants.
+
+Hidden from a seat: the other hands (except cards it saw go in, rules note 15), the forest deck's
+order and content (except the top cards it put back itself with Forest Magic), the final enemies
+it has not seen, and another caster's Forest Magic cards. Everything else is public.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kabenvs.core.observation import ObservationLayout
+from kabenvs.games.alakazum.cards import CULTURES, LEVELS, MULTI, SPELLS, TRAP_EFFECTS
+
+if TYPE_CHECKING:
+    from kabenvs.games.alakazum.rules import AlakazumGame, AlakazumState
+
+MARKET_SHOWN = 8  # market positions encoded one by one from the top (all are counted by type)
+FOREST_KNOWN = 5  # Forest Magic puts back at most 5 cards
+
+
+def build_layout(game: "AlakazumGame") -> ObservationLayout:
+    from kabenvs.games.alakazum.rules import ANNOUNCED, DECISIONS, MAX_FINALS
+
+    cs = game.cs
+    n = game.config.num_players
+    nch, nht, ncls = cs.num_chars, cs.num_htypes, cs.num_classes
+    nfin = len(cs.finals)
+    lay = ObservationLayout()
+    lay.add("current", n, "one-hot, seat-relative (0 = me): who decides now")
+    lay.add("turn_player", n, "one-hot, seat-relative: whose turn it is")
+    lay.add("decision", len(DECISIONS), "one-hot: the decision being asked (rules.DECISIONS)")
+    lay.add("stage", 4, "one-hot: setup, explore, action (phase 2), alakazum (phase 3)")
+    lay.add("turn_info", 3, "turns played / max_turns, phase-2 actions left / 2, inside Deja Vu")
+    lay.add("hand", nht, "my hand: cards of each hand-card type / 3")
+    lay.add("hand_size", n, "hand sizes, seat-relative, / 10")
+    lay.add("known_hands", (n, nht), "cards of each type I know each player holds (seat-relative; row 0 empty) / 3")
+    lay.add("team", (n, nch, 3), "one-hot level A/B/C of each character in each team (seat-relative)")
+    lay.add("broom", (n, nch), "1 where the character in that team has a broom")
+    lay.add("culture_points", (n, 5), "culture points of each team's characters per culture / 10")
+    lay.add("energy", n, "very-magical energy of each team / 4")
+    lay.add("graveyard", nch, "1 for each character in the forest graveyard")
+    lay.add("display", nch, "1 for each initial character still on display (setup)")
+    lay.add("market_top", (MARKET_SHOWN, nht), "one-hot type of the market pile's top cards (row 0 = top)")
+    lay.add("market_count", nht, "market pile cards of each type / 4")
+    lay.add("piles", 3, "market size / 20, forest deck size / 90, Forest Magic cards out / 6")
+    lay.add("forest_known", (FOREST_KNOWN, ncls), "one-hot class of the forest deck's top cards I know (row 0 = top)")
+    lay.add("forest_magic", ncls, "my Forest Magic cards still to place (class counts) while I cast it")
+    lay.add("forest_magic_placed", (FOREST_KNOWN, ncls), "my Forest Magic cards put back so far, in order (row 0 = top)")
+    lay.add("forest_magic_kept", ncls, "the character or trap I kept with Forest Magic, until it strikes")
+    lay.add("finals_known", (MAX_FINALS, nfin), "one-hot identity of each final-enemy position I know")
+    lay.add("finals_state", (MAX_FINALS, 3), "per position: in play, revealed, seen by me")
+    lay.add("finals_seen", (MAX_FINALS, n), "per position: who looked at it with Clairvoyance (seat-relative)")
+    lay.add("boxed", len(TRAP_EFFECTS) + 1, "traps in the box (one per kind) and voodoo dolls in the box / 2")
+    lay.add("combat_kind", 2, "one-hot: forest combat, combat between players")
+    lay.add("combat_seats", (2, n), "one-hot seats of attacker (row 0) and defender (row 1)")
+    lay.add("combat_chars", (4, nch), "fighter, attacker's helper, target/forest character, defender's helper")
+    lay.add("combat_points", 6, "attacker base, defender base, attacker potions, defender potions (/10), "
+            "attacker potion count, defender potion count (/5)")
+    lay.add("combat_die", 4, "roll, die potions, resistance to beat (/6), winner is attacker")
+    lay.add("announced", len(ANNOUNCED), "one-hot: the play announced (voodoo window)")
+    lay.add("announced_detail", (len(SPELLS) + len(CULTURES) + nht + nch), "its spell, culture, card shown, target")
+    lay.add("pending_misc", 6, "cards left to give /5, energy left to pay /4, Santa Claus roll /6, "
+            "Unlucky Witch takes left /2, bidding passes /2, voodoo players still to ask /4")
+    lay.add("give_to", n, "recipient chosen for the card being given (seat-relative)")
+    lay.add("levitation", nch, "my character chosen for Levitation")
+    return lay
+
+
+def encode(state: "AlakazumState", player: int) -> np.ndarray:
+    from kabenvs.games.alakazum.rules import ANNOUNCED, DECISION_INDEX
+
+    g = state.game
+    cs = g.cs
+    lay = g.layout
+    n = state.num_players
+    nch, nht = cs.num_chars, cs.num_htypes
+    ci = cs.char_index
+    ht = cs.htype
+    buf = np.zeros(lay.size, dtype=np.float32)
+    o = g.offsets.__getitem__
+    pend = state.pending
+    if state.current_player is not None:
+        buf[o("current") + (state.current_player - player) % n] = 1
+    buf[o("turn_player") + (state.turn_player - player) % n] = 1
+    if pend is not None:
+        buf[o("decision") + DECISION_INDEX[pend["k"]]] = 1
+    buf[o("stage") + ("setup", "explore", "action", "alakazum").index(state.stage)] = 1
+    t0 = o("turn_info")
+    buf[t0] = state.turn / g.config.max_turns
+    buf[t0 + 1] = state.actions_left / 2
+    buf[t0 + 2] = state.in_dejavu
+    h0 = o("hand")
+    for c in state.hands[player]:
+        buf[h0 + ht[c]] += 1 / 3
+    hs0, kh0 = o("hand_size"), o("known_hands")
+    tm0, br0, cp0, en0 = o("team"), o("broom"), o("culture_points"), o("energy")
+    cards = cs.cards
+    for q in range(n):
+        r = (q - player) % n
+        buf[hs0 + r] = len(state.hands[q]) / 10
+        if q != player:
+            base = kh0 + r * nht
+            for c in state.known[player][q]:
+                buf[base + ht[c]] += 1 / 3
+        energy = 0
+        for c in state.teams[q]:
+            k = ci[c]
+            lv = state.level[c]
+            buf[tm0 + (r * nch + k) * 3 + lv] = 1
+            if state.broom[c] >= 0:
+                buf[br0 + r * nch + k] = 1
+            card = cards[c]
+            pts = card.points[lv] / 10
+            if card.culture == MULTI:
+                for u in range(5):
+                    buf[cp0 + r * 5 + u] += pts
+            else:
+                buf[cp0 + r * 5 + card.culture] += pts
+            energy += cs.energy[c]
+        buf[en0 + r] = energy / 4
+    gy0 = o("graveyard")
+    for c in state.graveyard:
+        buf[gy0 + ci[c]] = 1
+    d0 = o("display")
+    for c in state.display:
+        buf[d0 + ci[c]] = 1
+    mt0, mc0 = o("market_top"), o("market_count")
+    market = state.market
+    for i in range(min(MARKET_SHOWN, len(market))):
+        buf[mt0 + i * nht + ht[market[-1 - i]]] = 1
+    for c in market:
+        buf[mc0 + ht[c]] += 0.25
+    p0 = o("piles")
+    buf[p0] = len(market) / 20
+    buf[p0 + 1] = len(state.forest) / 90
+    buf[p0 + 2] = (len(state.fm) + len(state.fm_order) + (state.fm_keep >= 0)) / 6
+    fk = state.forest_known[player]
+    if fk:
+        f0 = o("forest_known")
+        for i in range(fk):
+            buf[f0 + i * cs.num_classes + cs.cls[state.forest[-1 - i]]] = 1
+    if pend is not None and pend["p"] == player and state.fm:
+        m0 = o("forest_magic")
+        for c in state.fm:
+            buf[m0 + cs.cls[c]] += 1
+        m0 = o("forest_magic_placed")
+        for i, c in enumerate(state.fm_order):
+            buf[m0 + i * cs.num_classes + cs.cls[c]] = 1
+        if state.fm_keep >= 0:
+            buf[o("forest_magic_kept") + cs.cls[state.fm_keep]] = 1
+    nfin = len(cs.finals)
+    fin_index = {f: i for i, f in enumerate(cs.finals)}
+    fk0, fs0, fsn0 = o("finals_known"), o("finals_state"), o("finals_seen")
+    for i, f in enumerate(state.finals):
+        mine = state.seen[player][i]
+        buf[fs0 + i * 3] = 1
+        if state.revealed[i]:
+            buf[fs0 + i * 3 + 1] = 1
+        if mine:
+            buf[fs0 + i * 3 + 2] = 1
+        if mine or state.revealed[i]:
+            buf[fk0 + i * nfin + fin_index[f]] = 1
+        for q in range(n):
+            if state.seen[q][i]:
+                buf[fsn0 + i * n + (q - player) % n] = 1
+    bx0 = o("boxed")
+    for c in state.boxed:
+        e = cs.effect[c]
+        if e == "voodoo":
+            buf[bx0 + len(TRAP_EFFECTS)] += 0.5
+        else:
+            buf[bx0 + TRAP_EFFECTS.index(e)] = 1
+    cb = state.combat
+    if cb is not None:
+        buf[o("combat_kind") + (0 if cb["t"] == "forest" else 1)] = 1
+        s0 = o("combat_seats")
+        buf[s0 + (cb["a"] - player) % n] = 1
+        if cb["d"] >= 0:
+            buf[s0 + n + (cb["d"] - player) % n] = 1
+        c0 = o("combat_chars")
+        for row, key in enumerate(("fighter", "helper", "target", "dh")):
+            if cb[key] >= 0:
+                buf[c0 + row * nch + ci[cb[key]]] = 1
+        pts = o("combat_points")
+        buf[pts] = cb["ab"] / 10
+        buf[pts + 1] = cb["db"] / 10
+        for side in (0, 1):
+            pots = cb["pots"][side]
+            buf[pts + 2 + side] = sum(v for _, v, m in pots if m == 0) / 10
+            buf[pts + 4 + side] = len(pots) / 5
+        di = o("combat_die")
+        if cb["win"] >= 0:
+            buf[di] = cb["roll"] / 6
+            buf[di + 1] = sum(v for _, v, m in cb["pots"][cb["win"]] if m == 1) / 6
+            buf[di + 2] = cb["resist"] / 6
+            buf[di + 3] = cb["win"] == 0
+    if pend is not None:
+        k = pend["k"]
+        ann = pend.get("ann")
+        if ann is not None:
+            buf[o("announced") + ANNOUNCED.index(ann["a"])] = 1
+            a0 = o("announced_detail")
+            if "s" in ann:
+                buf[a0 + ann["s"]] = 1
+            if "cul" in ann:
+                buf[a0 + len(SPELLS) + ann["cul"]] = 1
+            if "card" in ann:
+                buf[a0 + len(SPELLS) + len(CULTURES) + ht[ann["card"]]] = 1
+            if "target" in ann:
+                buf[a0 + len(SPELLS) + len(CULTURES) + nht + ci[ann["target"]]] = 1
+        pm = o("pending_misc")
+        if "left" in pend:
+            if k in ("give_card", "give_recipient"):
+                buf[pm] = pend["left"] / 5
+            else:
+                buf[pm + 3] = pend["left"] / 2
+        if "rem" in pend:
+            buf[pm + 1] = pend["rem"] / 4
+        if "roll" in pend:
+            buf[pm + 2] = pend["roll"] / 6
+        if cb is not None:
+            buf[pm + 4] = cb["passes"] / 2
+        if "rest" in pend and k == "voodoo_window":
+            buf[pm + 5] = len(pend["rest"]) / 4
+        if "to" in pend:
+            buf[o("give_to") + (pend["to"] - player) % n] = 1
+        if "mine" in pend:
+            buf[o("levitation") + ci[pend["mine"]]] = 1
+    return buf
+
+
+def resample(state: "AlakazumState", player: int, rng: np.random.Generator) -> "AlakazumState":
+    """A world ``player`` cannot tell from this one: unknown hand cards, the unknown part of the
+    forest deck, another caster's Forest Magic cards and unseen final enemies are re-dealt."""
+    cs = state.game.cs
+    new = state.clone()
+    n = state.num_players
+    is_hand = cs.is_hand
+    # Cards whose identity is hidden from `player`, with the slots they fill.
+    fk = state.forest_known[player]
+    pool_hand: list[int] = []
+    pool_other: list[int] = []
+    slots: list[int] = []  # how many unknown cards each other hand holds (by seat)
+    keep_hand: list[list[int]] = []
+    for q in range(n):
+        if q == player:
+            slots.append(0)
+            keep_hand.append(state.hands[q][:])
+            continue
+        kn = list(state.known[player][q])
+        rest = state.hands[q][:]
+        for c in kn:
+            rest.remove(c)
+        pend = state.pending
+        if pend is not None and pend["k"] == "pay_spell" and pend["p"] == q:
+            # choosing the spell showed that q holds hats worth the rest of its cost: keep enough
+            need = pend["rem"] - sum(cs.value[c] for c in kn if cs.effect[c] == "hat")
+            for c in sorted((c for c in rest if cs.effect[c] == "hat"), key=lambda c: -cs.value[c]):
+                if need <= 0:
+                    break
+                kn.append(c)
+                rest.remove(c)
+                need -= cs.value[c]
+        keep_hand.append(kn)
+        slots.append(len(rest))
+        pool_hand += rest
+    forest_hidden = state.forest[: len(state.forest) - fk]
+    forest_top = state.forest[len(state.forest) - fk:]
+    fm_hidden = bool(state.fm or state.fm_order or state.fm_keep >= 0) and state.pending is not None \
+        and state.pending["p"] != player and player not in state.fm_knew
+    fm_cards = state.fm + state.fm_order + ([state.fm_keep] if state.fm_keep >= 0 else []) if fm_hidden else []
+    for c in forest_hidden + fm_cards:
+        (pool_hand if is_hand[c] else pool_other).append(c)
+    pool_hand = [pool_hand[i] for i in rng.permutation(len(pool_hand))]
+    k = 0
+    for q in range(n):
+        if q == player:
+            continue
+        new.hands[q] = keep_hand[q] + pool_hand[k:k + slots[q]]
+        k += slots[q]
+    rest = pool_hand[k:] + pool_other
+    rest = [rest[i] for i in rng.permutation(len(rest))]
+    if fm_hidden:
+        # the caster's Forest Magic cards keep their kinds as the caster chose them (public count only)
+        m = len(state.fm)
+        new.fm, rest = rest[:m], rest[m:]
+        mo = len(state.fm_order)
+        new.fm_order, rest = rest[:mo], rest[mo:]
+        if state.fm_keep >= 0:
+            # a kept character/trap is still secret until it strikes: any non-hand card will do
+            idx = next((i for i, c in enumerate(rest) if not is_hand[c]), None)
+            if idx is None:
+                new.fm_keep = state.fm_keep
+                rest = [c for c in rest if c != state.fm_keep]
+            else:
+                new.fm_keep = rest.pop(idx)
+    new.forest = rest + forest_top
+    # What the others know of the re-dealt hands keeps its size; the cards `player` also knows stay.
+    for o in range(n):
+        if o == player:
+            continue
+        for q in range(n):
+            if q in (o, player):
+                continue
+            old = state.known[o][q]
+            if not old:
+                continue
+            mine = state.known[player][q]
+            shared = [c for c in old if c in mine]
+            others = [c for c in new.hands[q] if c not in mine]
+            extra = len(old) - len(shared)
+            picks = [others[i] for i in rng.permutation(len(others))[:extra]]
+            new.known[o][q] = shared + picks
+    # Unseen final enemies change places among the positions `player` has not seen or revealed.
+    hidden = [i for i in range(len(state.finals)) if not state.revealed[i] and not state.seen[player][i]]
+    ids = [state.finals[i] for i in hidden]
+    for i, j in zip(hidden, rng.permutation(len(ids))):
+        new.finals[i] = ids[j]
+    new.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
+    new._reset_caches()
+    return new
+
+
+def render(state: "AlakazumState", player: int | None = None) -> str:
+    cs = state.game.cs
+    cards = cs.cards
+    n = state.num_players
+    lines = []
+    head = "game over" if state.current_player is None else state.decision()
+    lines.append(f"Alakazum!, {n} players, turn {state.turn} (player {state.turn_player}) - {head}")
+
+    def char(c):
+        return f"{cards[c].name}[{LEVELS[state.level[c]]}{'+broom' if state.broom[c] >= 0 else ''}]"
+
+    for q in range(n):
+        team = ", ".join(char(c) for c in state.teams[q]) or "-"
+        if player is None or player == q:
+            hand = ", ".join(sorted(cards[c].name for c in state.hands[q])) or "-"
+        else:
+            known = [cards[c].name for c in state.known[player][q]]
+            hand = f"{len(state.hands[q])} cards" + (f" (known: {', '.join(sorted(known))})" if known else "")
+        lines.append(f"  player {q}: team {team}; hand {hand}")
+    market = ", ".join(cards[c].name for c in reversed(state.market)) or "-"
+    lines.append(f"  market (top first): {market}")
+    lines.append(f"  forest deck: {len(state.forest)} cards; graveyard: "
+                 + (", ".join(cards[c].name for c in state.graveyard) or "-"))
+    if state.display:
+        lines.append("  display: " + ", ".join(cards[c].name for c in state.display))
+    fin = []
+    for i, f in enumerate(state.finals):
+        if state.revealed[i] or player is None or state.seen[player][i]:
+            fin.append(cards[f].name + ("" if state.revealed[i] else " (face down)"))
+        else:
+            fin.append("face down")
+    lines.append("  final enemies: " + "; ".join(fin))
+    cb = state.combat
+    if cb is not None:
+        who = f"player {cb['a']}" + (f" vs player {cb['d']}" if cb["d"] >= 0 else " vs the forest")
+        names = {k: cards[cb[k]].name for k in ("fighter", "helper", "target", "dh") if cb[k] >= 0}
+        lines.append(f"  combat: {who} {names} base {cb['ab']}-{cb['db']} potions {cb['pots']} roll {cb['roll']}")
+    if state.current_player is not None and (player is None or player == state.current_player):
+        legal = [state.action_name(a) for a in state.legal_actions()]
+        lines.append("  choices: " + "; ".join(legal))
+    if state.current_player is None:
+        lines.append(f"  winners: {state.winners()}" + (" (truncated)" if state.truncated else ""))
+    return "\n".join(lines)
+
+
+def invariants(state: "AlakazumState") -> list[str]:
+    cs = state.game.cs
+    problems = []
+    where: list[int] = []
+    where += state.forest + state.market + state.graveyard + state.boxed + state.display
+    where += state.fm + state.fm_order + state.finals + state.staged
+    if state.fm_keep >= 0:
+        where.append(state.fm_keep)
+    for h in state.hands:
+        where += h
+    for t in state.teams:
+        where += t
+    where += [b for b in state.broom if b >= 0]
+    if state.combat is not None:
+        where += state.combat["table"]
+        if state.combat["t"] == "forest" and state.combat["target"] >= 0:
+            where.append(state.combat["target"])
+    if len(where) != len(state.game.in_play) or set(where) != state.game.in_play_set:
+        problems.append(f"cards not conserved: {len(where)} placed vs {len(state.game.in_play)} in play")
+    for p, h in enumerate(state.hands):
+        if any(not cs.is_hand[c] for c in h):
+            problems.append(f"player {p} holds a non-hand card")
+        held = set(h)
+        for o in range(state.num_players):
+            kn = state.known[o][p]
+            if kn and (len(set(kn)) != len(kn) or not held.issuperset(kn)):
+                problems.append(f"player {o} 'knows' cards {kn} that player {p} does not hold")
+    if state.stage != "setup":
+        for p, t in enumerate(state.teams):
+            if not t:
+                problems.append(f"player {p} has no character")
+    for c in state.graveyard:
+        if state.level[c] != 0:
+            problems.append(f"{cs.cards[c].name} in the graveyard above level A")
+    in_teams = {c for t in state.teams for c in t}
+    for c, b in enumerate(state.broom):
+        if b >= 0 and c not in in_teams:
+            problems.append(f"broomed {cs.cards[c].name} left its team")
+    if min(state.level) < 0 or max(state.level) > 2:
+        problems.append("a level outside A-C")
+    voodoo_in_market = [c for c in state.market if cs.effect[c] == "voodoo"]
+    if voodoo_in_market:
+        problems.append("a voodoo doll on the market pile")
+    return problems

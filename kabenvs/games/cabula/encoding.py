@@ -1,0 +1,194 @@
+"""Cábula's information state: the observation vector and ``resample_hidden``.
+
+Both read the same things: the seat's own hand, the public table (displays, hand sizes, discard
+pile, deck size, the pending decision) and the seat's certain knowledge kept by the rules engine
+(``known_cards(me, other)``: cards it is sure another hand holds; ``deck_floor``/``deck_cap``: what it is
+sure the deck holds at least / at most). ``resample`` re-deals everything else.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kabenvs.games.cabula.cards import HAND_TYPES, IS_CURSE, NUM_TYPES
+
+if TYPE_CHECKING:
+    from kabenvs.games.cabula.rules import CabulaState
+
+_DECISION_INDEX = {"main": 0, "target": 1, "respond": 2, "redirect": 3, "star": 4, "necro": 5, "take": 6}
+_REASON_INDEX = {"witch": 0, "prank": 1, "rob": 2, "chaos_lose": 3, "chaos_give": 4, "cauldron": 5}
+
+
+def encode(state: "CabulaState", me: int) -> np.ndarray:
+    # Only the non-zero entries are collected, then written with one fancy-index assignment:
+    # far cheaper than many small numpy writes or converting a full Python list.
+    g = state.game
+    o = g.obs_offsets
+    n = state.num_players
+    T = NUM_TYPES
+    idx: list[int] = []
+    val: list[float] = []
+    put_i = idx.append
+    put_v = val.append
+    inv = g.inv_comp_list
+    hands = state.hands
+    i = o["my_hand"]
+    for c, k in enumerate(hands[me]):
+        if k:
+            put_i(i + c)
+            put_v(k * 0.2)
+    hs, dp, st, kh = o["hand_size"], o["displayed"], o["star_total"], o["known_hands"]
+    known = state.known
+    row0 = me * n
+    for p in range(n):
+        r = (p - me) % n
+        size = sum(hands[p])
+        if size:
+            put_i(hs + r)
+            put_v(size * 0.1)
+        d0, d1 = state.display[p]
+        if d0 or d1:
+            idx += (dp + 2 * r, dp + 2 * r + 1, st + r)
+            val += (d0 * 0.2, d1 * 0.2, (d0 + 2 * d1) * 0.2)
+        if p != me:
+            kn = known[row0 + p]
+            if kn is not None:
+                base = kh + r * T
+                for c, k in enumerate(kn):
+                    if k:
+                        put_i(base + c)
+                        put_v(k * 0.2)
+    for block, counts in (("discard", state.discard), ("deck_floor", state.deck_floor[me])):
+        i = o[block]
+        for c, k in enumerate(counts):
+            if k:
+                put_i(i + c)
+                put_v(k * inv[c])
+    if state.deck_cap_known:
+        i = o["deck_cap"]
+        for c, k in enumerate(state.deck_cap[me]):
+            if k:
+                put_i(i + c)
+                put_v(k * inv[c])
+        put_i(o["deck_cap_known"])
+        put_v(1.0)
+    idx += (o["deck_size"], o["turn"] + (state.turn - me) % n, o["turns"])
+    val += (len(state.deck) / g.total_cards, 1.0, state.turn_count / g.config.max_turns)
+    pending = 0
+    for f in state.stack:
+        k = f["k"]
+        if k == "draw":
+            pending += f["n"]
+        elif k == "necro":
+            put_i(o["necromancy"] + (f["p"] - me) % n)
+            put_v(1.0)
+    if pending:
+        put_i(o["pending_draws"])
+        put_v(pending / 6.0)
+    cp = state.current_player
+    if cp is not None:
+        put_i(o["to_move"] + (cp - me) % n)
+        put_v(1.0)
+        f = state.stack[-1]
+        k = f["k"]
+        if k == "curse":
+            k = f["stage"]
+            put_i(o["context_card"] + f["c"])
+            put_v(1.0)
+        elif k == "target":
+            idx += (o["context_card"] + f["card"], o["context_count"] + f["cnt"] - 1)
+            val += (1.0, 1.0)
+        elif k == "star":
+            idx += (o["star_reason"] + _REASON_INDEX[f["why"]], o["context_player"] + (f["v"] - me) % n)
+            val += (1.0, 1.0)
+        elif k == "take":
+            put_i(o["context_player"] + (f["v"] - me) % n)
+            put_v(1.0)
+        put_i(o["decision"] + _DECISION_INDEX[k])
+        put_v(1.0)
+    buf = np.zeros(g.layout.size, dtype=np.float32)
+    buf[idx] = val
+    return buf
+
+
+def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "CabulaState":
+    """A state ``me`` cannot tell from ``state``: other hands and the deck re-dealt.
+
+    Constraints kept (all of ``me``'s knowledge): hand sizes, no curse in any hand (so every unseen
+    curse is in the deck), the cards ``me`` knows each hand holds, the deck's certain floor and,
+    after a reshuffle, its cap. Floors are placed first; the deck's remaining cards are drawn from
+    the unseen cards its cap still allows; whatever is left fills the other hands.
+    """
+    g = state.game
+    n = state.num_players
+    new = state.clone()
+    unseen = g.composition[:]
+    for c in range(NUM_TYPES):
+        unseen[c] -= state.hands[me][c] + state.discard[c]
+    for d in state.display:
+        unseen[0] -= d[0]
+        unseen[1] -= d[1]
+    floor = state.deck_floor[me]
+    rest = unseen[:]
+    hands = [None] * n
+    for p in range(n):
+        if p == me:
+            continue
+        hands[p] = state.known_cards(me, p)
+        for c in range(NUM_TYPES):
+            rest[c] -= hands[p][c]
+    deck_counts = [0] * NUM_TYPES
+    for c in range(NUM_TYPES):
+        deck_counts[c] = rest[c] if IS_CURSE[c] else floor[c]
+        rest[c] -= deck_counts[c]
+    extra = len(state.deck) - sum(deck_counts)
+    eligible = []
+    for c in HAND_TYPES:
+        k = rest[c]
+        if state.deck_cap_known:
+            k = min(k, state.deck_cap[me][c] - floor[c])
+        eligible += [c] * k
+    assert extra <= len(eligible), "resample: the deck's constraints cannot be met"
+    picked = [eligible[i] for i in rng.permutation(len(eligible))[:extra]]
+    for c in picked:
+        deck_counts[c] += 1
+        rest[c] -= 1
+    leftover = [c for c in range(NUM_TYPES) for _ in range(rest[c])]
+    leftover = [leftover[i] for i in rng.permutation(len(leftover))]
+    for p in range(n):
+        if p == me:
+            continue
+        need = sum(state.hands[p]) - sum(hands[p])
+        for c in leftover[:need]:
+            hands[p][c] += 1
+        leftover = leftover[need:]
+        new.hands[p] = hands[p]
+    assert not leftover, "resample: unseen cards left over"
+    deck = [c for c in range(NUM_TYPES) for _ in range(deck_counts[c])]
+    new.deck = [deck[i] for i in rng.permutation(len(deck))]
+    # Other seats' knowledge is hidden from `me`; keep it true in the new world (clamped).
+    for i, kn in enumerate(new.known):
+        v, p = divmod(i, n)
+        if v == me or kn is None:
+            continue
+        hand = new.hands[p]
+        for c in range(NUM_TYPES):
+            if kn[c] > hand[c]:
+                kn[c] = hand[c]
+        if not any(kn):
+            new.known[i] = None
+    for v in range(n):
+        if v == me:
+            continue
+        fl = new.deck_floor[v]
+        cap = new.deck_cap[v]
+        for c in range(NUM_TYPES):
+            if fl[c] > deck_counts[c]:
+                fl[c] = deck_counts[c]
+            if state.deck_cap_known and cap[c] < deck_counts[c]:
+                cap[c] = deck_counts[c]
+    new.rng = np.random.default_rng(rng.integers(0, 2**63))
+    new._reset_caches()
+    return new

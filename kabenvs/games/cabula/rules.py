@@ -1,0 +1,793 @@
+"""Cábula: collect five stars before the other witches and wizards (2-6 players).
+
+Each turn a player draws one card (a curse is shown and resolved at once), then plays one card or
+an allowed set, or passes. Stars go on the table; monsters (same kind only, 1-4 of them), spells
+(one or a pair of identical cards) and curses move stars and cards around. Magic wands are played
+out of turn, only when a curse hits their holder. The first player to reach five displayed stars
+wins (a double star counts two but never wins on the turn it is played).
+
+The state keeps a stack of pending effects; every draw is one card at a time and a curse drawn in
+the middle of a multi-card draw is resolved completely (wand windows, Necromancy's own draws)
+before the rest of the draw goes on. Every out-of-turn choice is a decision of whoever decides,
+with ``current_player`` pointing at them.
+
+Rulebook points this engine had to interpret (each is also in docs/games/cabula.md and a test):
+
+1. Deck split: the rulebook gives only totals; the per-type split is the project default of
+   COMPONENTS.md, every count a config field. One double star per player.
+2. Setup: every hand is cleared of curses (replacements dealt from the deck, again and again),
+   one player after the other; then the set-aside curses are shuffled back with the rest of the
+   deck. The first player is drawn at random (the rulebook's "last to perform magic / youngest").
+3. Win check: playing a single star, a robbery (3 monsters) or chaos (4 monsters) that brings the
+   player's displayed total to five or more wins at once. Playing a double star never wins at
+   once. At the start of every turn, before the draw, the player whose turn it is wins if their
+   displayed total is five or more (this is the double-star check; other ways to hold five without
+   winning at once do not exist).
+4. Who chooses which star (star or double star) when the text does not say: Thieving Witch - the
+   victim (the text); prank (2 monsters) - the victim, who "gives up" a star; robbery (3 monsters)
+   - the victim, who "gives" it; chaos (4 monsters) - the player sending the monsters chooses both
+   the lost and the stolen star (the rulebook's FAQ); cauldron (1) - the victim, who is "asked to
+   pick up" one. A choice is only asked when the victim displays both kinds.
+5. Chaos (4 monsters) takes both stars from the victim's displayed stars (transcriber's note: the
+   Spanish original; the printed English says "from their hand"). The lost star is settled first;
+   a victim with a single displayed card loses it and gives nothing.
+6. Targets: any other player may be targeted, also one the effect cannot touch (no stars, empty
+   hand): the card is spent for nothing. With two players the target is implied and not asked.
+7. Spell-book pairs: "spells can be played individually or in pairs"; a pair of +3 spell books
+   draws 6 (config ``spell_book_pairs``, default on; off = spell books one at a time).
+8. Crystal ball: the taken card goes to the taker's hand (a star too). One ball takes a card at
+   random; with two the taker sees the victim's whole hand (remembered while those cards stay
+   there) and chooses.
+9. Magic wands: the player a curse hits is always asked (only "take the curse" is legal without
+   a wand; skipping the question would tell everyone they hold none), also when the curse would
+   do nothing to them. One wand cancels; two cancel and turn it on another player (never back on the holder),
+   who receives it "as if they had drawn it": they may answer with their own wands, and so on.
+   A cancelled curse is not replaced by a new draw. Wands go to the discard pile.
+10. Curses go to the discard pile as soon as they are drawn. Necromancy: a hand over five
+    discards (its holder picks each card, one by one, face up); a hand under five draws one card at
+    a time until it holds five, curses drawn meanwhile being resolved at once and not counting as
+    hand cards. A curse drawn during a multi-card draw counts as one of its cards (Alicia).
+11. Empty deck: the discard pile is shuffled into a new deck. If both are empty the draw (and the
+    rest of that effect's draws) is lost. Necromancy also stops when no card that could join a
+    hand is left in the deck or the discard pile (otherwise curses could be reshuffled forever).
+12. Passing is always allowed. Curses drawn at the start of the turn do not end it.
+13. Limits: ``max_turns`` turns (default 500) end the game by truncation; as a safety net a game
+    also truncates after ``max_decisions()`` decisions (never reached in practice).
+14. Information state: own hand; every player's displayed stars and hand size; the discard pile;
+    the deck size; certain lower bounds on other hands (cards seen with two crystal balls, stars
+    returned by a cauldron, cards a player took from me) and on the deck (curses; after a
+    reshuffle the reshuffled pile) plus, after a reshuffle, an upper bound on the deck. These are
+    kept as counts of what the seat knows for sure and updated on every public or private event.
+15. Rewards: the winner +1, every other player -1; truncation 0 for all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from operator import add, gt, lt
+from typing import ClassVar
+
+import numpy as np
+
+from kabenvs.core.actions import ActionCatalog
+from kabenvs.core.config import GameConfig
+from kabenvs.core.game import Game, State, as_generator
+from kabenvs.core.observation import ObservationLayout
+from kabenvs.games.cabula import cards as C
+from kabenvs.games.cabula.encoding import encode, resample
+from kabenvs.games.cabula.cards import (
+    BALL, BOOK, CAULDRON, DOUBLE, HAND_SIZE, HAND_TYPES, IS_CURSE, MONSTERS, NECRO, NUM_TYPES,
+    PARCHMENT, PLURAL, SINGULAR, SKULL, STAR, WAND, WIN_STARS, WITCH,
+)
+
+DECISIONS_PER_TURN_CAP = 60  # safety-net bound per turn (note 13); real turns use a handful
+STAR_REASONS = ("witch", "prank", "rob", "chaos_lose", "chaos_give", "cauldron")
+# Who picks the star (note 4): "v" = victim, "a" = attacker.
+STAR_CHOOSER = {"witch": "v", "prank": "v", "rob": "v", "chaos_lose": "a", "chaos_give": "a", "cauldron": "v"}
+DECISION_KINDS = ("main", "target", "wand", "redirect", "star", "discard", "take")
+
+
+@dataclasses.dataclass(frozen=True)
+class CabulaConfig(GameConfig):
+    num_players: int = 2
+    max_turns: int = 500
+    spell_book_pairs: bool = True
+    # Deck split (project defaults, COMPONENTS.md); double stars are one per player, not a field.
+    star: int = C.DEFAULT_COUNTS["star"]
+    thieving_witch: int = C.DEFAULT_COUNTS["thieving_witch"]
+    necromancy: int = C.DEFAULT_COUNTS["necromancy"]
+    skull: int = C.DEFAULT_COUNTS["skull"]
+    dragon: int = C.DEFAULT_COUNTS["dragon"]
+    cyclops: int = C.DEFAULT_COUNTS["cyclops"]
+    minotaur: int = C.DEFAULT_COUNTS["minotaur"]
+    kraken: int = C.DEFAULT_COUNTS["kraken"]
+    crystal_ball: int = C.DEFAULT_COUNTS["crystal_ball"]
+    cauldron: int = C.DEFAULT_COUNTS["cauldron"]
+    parchment: int = C.DEFAULT_COUNTS["parchment"]
+    spell_book: int = C.DEFAULT_COUNTS["spell_book"]
+    magic_wand: int = C.DEFAULT_COUNTS["magic_wand"]
+
+    PLAYER_COUNTS: ClassVar[tuple[int, ...]] = (2, 3, 4, 5, 6)
+
+    def validate(self) -> None:
+        super().validate()
+        self.check_int("max_turns", 1, 100_000)
+        self.check_bool("spell_book_pairs")
+        for key in C.DEFAULT_COUNTS:
+            self.check_int(key, 0, 200)
+        comp = self.composition()
+        hand_cards = sum(comp[c] for c in HAND_TYPES)
+        if hand_cards < HAND_SIZE * self.num_players:
+            self.fail(
+                f"the deck holds {hand_cards} non-curse cards; dealing {HAND_SIZE} curse-free cards to "
+                f"{self.num_players} players needs at least {HAND_SIZE * self.num_players}"
+            )
+
+    def composition(self) -> list[int]:
+        return C.composition({k: getattr(self, k) for k in C.DEFAULT_COUNTS}, self.num_players)
+
+
+def _play_name(card: int, cnt: int) -> str:
+    if cnt == 1:
+        return f"play {SINGULAR[card]}" if card not in (STAR, DOUBLE) else f"play a {SINGULAR[card]}"
+    return f"play {cnt} {PLURAL[card]}"
+
+
+class CabulaGame(Game):
+    name = "cabula"
+    env_id = "cabula_v0"
+    Config = CabulaConfig
+    test_configs = [
+        {"num_players": 2},
+        {"num_players": 3},
+        {"num_players": 4},
+        {"num_players": 5},
+        {"num_players": 6},
+        {"num_players": 3, "max_turns": 12, "spell_book_pairs": False},
+    ]
+
+    def __init__(self, config=None, **options) -> None:
+        super().__init__(config, **options)
+        cat = self.catalog
+        n = self.num_players
+        self.composition = self.config.composition()
+        self.total_cards = sum(self.composition)
+        self.pass_id = cat.id("pass")
+        self.play_ids = {move: cat.id("play", *move) for move in self.play_moves()}
+        self.target_ids = [None] + [cat.id("target", k) for k in range(1, n)]
+        self.wand_ids = [cat.id("wand", w) for w in range(3)]
+        self.star_ids = [cat.id("star", s) for s in range(2)]
+        self.discard_ids = {c: cat.id("discard", c) for c in HAND_TYPES}
+        self.take_ids = {c: cat.id("take", c) for c in HAND_TYPES}
+        # Main-phase table: (card, count, id), checked in order against the hand.
+        self.play_table = [(c, k, i) for (c, k), i in self.play_ids.items()]
+        # id -> (kind, move) lookups for _apply, as plain lists (faster than method calls).
+        self.kind_of = [cat.kind(a) for a in range(cat.size)]
+        self.move_of = [cat.move(a) for a in range(cat.size)]
+        self.obs_offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
+        self.inv_comp_list = [1.0 / k if k else 0.0 for k in self.composition]
+
+    def play_moves(self) -> list[tuple[int, int]]:
+        moves = [(STAR, 1), (DOUBLE, 1)]
+        moves += [(m, k) for m in MONSTERS for k in range(1, 5)]
+        moves += [(s, k) for s in (BALL, CAULDRON, PARCHMENT, BOOK) for k in (1, 2)]
+        return moves
+
+    def build_catalog(self) -> ActionCatalog:
+        n = self.num_players
+        cat = ActionCatalog()
+        cat.add("pass", name="pass", describe="main decision: play nothing this turn (always allowed)")
+        cat.add(
+            "play", self.play_moves(), name=_play_name,
+            describe="main decision: play (card, count); monsters 1-4 of one kind, spells 1 or a pair",
+        )
+        cat.add(
+            "target", [(k,) for k in range(1, n)],
+            name=lambda k: f"target the player {k} seat{'s' if k > 1 else ''} clockwise",
+            describe="choose the victim of the card just played, or of a curse turned with two wands "
+                     "(seat-relative, k seats clockwise)",
+        )
+        cat.add(
+            "wand", [(w,) for w in range(3)],
+            name=lambda w: ("take the curse", "cancel the curse with 1 magic wand",
+                            "cancel and turn the curse with 2 magic wands")[w],
+            describe="out of turn, when a curse hits you: answer with 0, 1 or 2 magic wands (only 0 without one)",
+        )
+        cat.add(
+            "star", [(s,) for s in range(2)], name=lambda s: ("choose a star", "choose a double star")[s],
+            describe="which displayed star (single or double) is lost, given, stolen or returned",
+        )
+        cat.add(
+            "discard", [(c,) for c in HAND_TYPES], name=lambda c: f"discard a {SINGULAR[c]}",
+            describe="Necromancy with more than five cards: discard one card of this type",
+        )
+        cat.add(
+            "take", [(c,) for c in HAND_TYPES], name=lambda c: f"take a {SINGULAR[c]}",
+            describe="two crystal balls: take a card of this type from the victim's hand",
+        )
+        return cat
+
+    def build_layout(self) -> ObservationLayout:
+        n = self.num_players
+        T = NUM_TYPES
+        lay = ObservationLayout()
+        lay.add("my_hand", T, "my hand: count of each card type / 5")
+        lay.add("hand_size", n, "cards in each hand (seat-relative, 0 = me) / 10")
+        lay.add("displayed", (n, 2), "displayed stars and double stars of each player / 5")
+        lay.add("star_total", n, "displayed total (double = 2) of each player / 5")
+        lay.add("known_hands", (n, T), "cards I know for sure are in each other hand / 5 (row 0 unused)")
+        lay.add("discard", T, "discard pile: count of each type / that type's count in the deck")
+        lay.add("deck_size", 1, "cards in the deck / all cards")
+        lay.add("deck_floor", T, "cards I know for sure are in the deck, per type / that type's count")
+        lay.add("deck_cap", T, "after a reshuffle: most cards of each type the deck can hold / count")
+        lay.add("deck_cap_known", 1, "1 once the deck was rebuilt from the discard pile")
+        lay.add("turn", n, "one-hot, seat-relative: whose turn it is")
+        lay.add("to_move", n, "one-hot, seat-relative: who decides now")
+        lay.add("decision", len(DECISION_KINDS), "one-hot: " + ", ".join(DECISION_KINDS))
+        lay.add("context_card", T, "one-hot: card being targeted (target) or the curse (wand/redirect)")
+        lay.add("context_count", 4, "one-hot: how many of that card were played (1-4)")
+        lay.add("star_reason", len(STAR_REASONS), "one-hot star decision: " + ", ".join(STAR_REASONS))
+        lay.add("context_player", n,
+                "one-hot, seat-relative: the victim whose star or card is chosen (star, take)")
+        lay.add("pending_draws", 1, "cards still to draw in pending multi-card draws / 6")
+        lay.add("necromancy", n, "seat-relative: players with a Necromancy in progress")
+        lay.add("turns", 1, "turns played / max_turns")
+        return lay
+
+    def max_decisions(self) -> int:
+        return self.config.max_turns * DECISIONS_PER_TURN_CAP
+
+    def new_state(self, rng=None) -> "CabulaState":
+        return CabulaState.deal(self, as_generator(rng))
+
+
+class CabulaState(State):
+    game: CabulaGame
+
+    # -- setup --------------------------------------------------------------------------------
+    @classmethod
+    def deal(cls, game: CabulaGame, rng: np.random.Generator) -> "CabulaState":
+        s = cls(game, rng)
+        n = game.num_players
+        deck = [c for c, k in enumerate(game.composition) for _ in range(k)]
+        deck = [deck[i] for i in rng.permutation(len(deck))]
+        s.hands = [[0] * NUM_TYPES for _ in range(n)]
+        set_aside = []
+        for p in range(n):
+            for _ in range(HAND_SIZE):
+                s.hands[p][deck.pop()] += 1
+        # Note 2: discard dealt curses and replace them until no hand holds one.
+        for p in range(n):
+            hand = s.hands[p]
+            while any(hand[c] for c in C.CURSES):
+                for c in C.CURSES:
+                    while hand[c]:
+                        hand[c] -= 1
+                        set_aside.append(c)
+                        hand[deck.pop()] += 1
+        deck += set_aside
+        s.deck = [deck[i] for i in rng.permutation(len(deck))]  # top of the deck = end of the list
+        s.discard = [0] * NUM_TYPES
+        s.display = [[0, 0] for _ in range(n)]
+        # known[v * n + p]: the cards v is sure p's hand holds (None: nothing; kept sparse because
+        # it is mostly empty and JSON round trips of the state are frequent)
+        s.known = [None] * (n * n)
+        floor = [0] * NUM_TYPES
+        for c in C.CURSES:  # hands never hold curses, so every curse is known to be in the deck
+            floor[c] = game.composition[c]
+        s.deck_floor = [floor[:] for _ in range(n)]
+        s.deck_cap = [[0] * NUM_TYPES for _ in range(n)]
+        s.deck_cap_known = False
+        s.stack = []
+        s.turn = int(rng.integers(n))
+        s.turn_count = 0
+        s.winner = None
+        s._start_turn(s.turn)
+        s._advance()
+        return s
+
+    # -- small helpers ------------------------------------------------------------------------------
+    def total(self, p: int) -> int:
+        d = self.display[p]
+        return d[0] + 2 * d[1]
+
+    def hand_size(self, p: int) -> int:
+        return sum(self.hands[p])
+
+    def _win(self, p: int) -> None:
+        self.winner = p
+        self.stack.clear()
+        self.current_player = None
+
+    def _discard_from_hand(self, p: int, c: int, k: int = 1) -> None:
+        """A public play or discard: everyone sees ``k`` cards of type ``c`` leave ``p``'s hand."""
+        self.hands[p][c] -= k
+        self.discard[c] += k
+        self._forget_public(p, c, k)
+
+    def known_cards(self, v: int, p: int) -> list[int]:
+        """The cards ``v`` is sure ``p``'s hand holds, per type (a copy)."""
+        kn = self.known[v * self.num_players + p]
+        return kn[:] if kn is not None else [0] * NUM_TYPES
+
+    def _known_row(self, v: int, p: int) -> list[int]:
+        i = v * self.num_players + p
+        kn = self.known[i]
+        if kn is None:
+            kn = self.known[i] = [0] * NUM_TYPES
+        return kn
+
+    def _forget_public(self, p: int, c: int, k: int) -> None:
+        known = self.known
+        n = self.num_players
+        for i in range(p, n * n, n):  # every viewer's row about p
+            kn = known[i]
+            if kn is not None and kn[c]:
+                kn[c] = max(0, kn[c] - k)
+                if not any(kn):
+                    known[i] = None
+
+    def _forget_hidden(self, p: int, skip: tuple[int, ...]) -> None:
+        """``p`` lost an unseen card: any type the others were sure of may have been it."""
+        known = self.known
+        n = self.num_players
+        for v in range(n):
+            i = v * n + p
+            kn = known[i]
+            if v in skip or kn is None:
+                continue
+            for c in range(NUM_TYPES):
+                if kn[c]:
+                    kn[c] -= 1
+            if not any(kn):
+                known[i] = None
+
+    def _move_hidden_card(self, victim: int, taker: int, c: int) -> None:
+        """A crystal ball moved one card ``c`` from ``victim``'s hand to ``taker``'s."""
+        self.hands[victim][c] -= 1
+        self.hands[taker][c] += 1
+        self._forget_hidden(victim, (victim, taker))
+        i = taker * self.num_players + victim
+        kt = self.known[i]
+        if kt is not None and kt[c]:
+            kt[c] -= 1
+            if not any(kt):
+                self.known[i] = None
+        self._known_row(victim, taker)[c] += 1  # the victim saw which card left their hand
+
+    def _draw(self, p: int) -> int | None:
+        """Draw the top card for ``p`` (reshuffling if needed); None when deck and discard are empty."""
+        deck = self.deck
+        if not deck:
+            if not any(self.discard):
+                return None
+            self._reshuffle()
+        c = deck.pop()
+        floors = self.deck_floor
+        caps = self.deck_cap if self.deck_cap_known else None
+        if IS_CURSE[c]:  # shown to everyone
+            for v in range(self.num_players):
+                floors[v][c] -= 1
+                if caps is not None:
+                    caps[v][c] -= 1
+        else:
+            for v in range(self.num_players):
+                f = floors[v]
+                if v == p:
+                    if f[c]:
+                        f[c] -= 1
+                    if caps is not None:
+                        caps[v][c] -= 1
+                else:  # some non-curse card left the deck: each type may have been it
+                    for t in HAND_TYPES:
+                        if f[t]:
+                            f[t] -= 1
+        return c
+
+    def _reshuffle(self) -> None:
+        pile = [c for c, k in enumerate(self.discard) for _ in range(k)]
+        self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile))]
+        for v in range(self.num_players):
+            self.deck_floor[v] = self.discard[:]
+            self.deck_cap[v] = self.discard[:]
+        self.deck_cap_known = True
+        self.discard = [0] * NUM_TYPES
+
+    def _pool_has_hand_card(self) -> bool:
+        disc = self.discard
+        return any(disc[c] for c in HAND_TYPES) or any(not IS_CURSE[c] for c in self.deck)
+
+    # -- the turn and the effect stack -------------------------------------------------------------
+    def _start_turn(self, p: int) -> None:
+        self.turn = p
+        if self.turn_count >= self.game.config.max_turns:
+            self.truncated = True
+            self.current_player = None
+            self.stack.clear()
+            return
+        self.turn_count += 1
+        if self.total(p) >= WIN_STARS:  # note 3: the delayed double-star win
+            self._win(p)
+            return
+        self.stack = [{"k": "end"}, {"k": "main", "p": p}, {"k": "draw", "p": p, "n": 1}]
+
+    def _over(self) -> bool:
+        return self.winner is not None or self.truncated
+
+    def _advance(self) -> None:
+        """Run automatic effects until someone must decide (or the game ends)."""
+        n = self.num_players
+        while True:
+            if self._over():
+                self.current_player = None
+                return
+            stack = self.stack
+            if not stack:
+                self._start_turn((self.turn + 1) % n)
+                continue
+            f = stack[-1]
+            k = f["k"]
+            if k == "draw":
+                if f["n"] <= 0:
+                    stack.pop()
+                    continue
+                p = f["p"]
+                c = self._draw(p)
+                if c is None:  # note 11: nothing left to draw anywhere
+                    stack.pop()
+                    continue
+                f["n"] -= 1
+                if IS_CURSE[c]:
+                    self.discard[c] += 1
+                    stack.append({"k": "curse", "p": p, "c": c, "stage": "respond"})
+                else:
+                    self.hands[p][c] += 1
+            elif k == "end":
+                stack.pop()
+            elif k == "main":
+                self.current_player = f["p"]
+                return
+            elif k == "target":
+                if n == 2:
+                    stack.pop()
+                    self._targeted_effect(f["p"], f["card"], f["cnt"], 1 - f["p"])
+                    continue
+                self.current_player = f["p"]
+                return
+            elif k == "curse":
+                p = f["p"]
+                # Always asked, wand or not (note 9): skipping the question would tell everyone
+                # that the victim holds no wand.
+                if f["stage"] == "redirect" and n == 2:
+                    f["p"] = 1 - p
+                    f["stage"] = "respond"
+                    continue
+                self.current_player = p
+                return
+            elif k == "star":
+                d = self.display[f["v"]]
+                if d[0] and d[1]:
+                    self.current_player = f["p"]
+                    return
+                stack.pop()
+                if d[0] or d[1]:
+                    self._star_chosen(f, 0 if d[0] else 1)
+            elif k == "necro":
+                p = f["p"]
+                hand = self.hands[p]
+                size = sum(hand)
+                if size > HAND_SIZE:  # asked even with one type held: no tell about the hand
+                    self.current_player = p
+                    return
+                elif size == HAND_SIZE or not self._pool_has_hand_card():
+                    stack.pop()
+                else:
+                    c = self._draw(p)
+                    if c is None:
+                        stack.pop()
+                    elif IS_CURSE[c]:
+                        self.discard[c] += 1
+                        stack.append({"k": "curse", "p": p, "c": c, "stage": "respond"})
+                    else:
+                        hand[c] += 1
+            elif k == "take":
+                if not any(self.hands[f["v"]]):
+                    stack.pop()
+                    continue
+                self.current_player = f["p"]
+                return
+            else:  # pragma: no cover - a corrupted stack
+                raise RuntimeError(f"unknown pending effect {f!r}")
+
+    def _curse_hits(self, p: int, c: int) -> None:
+        """The curse ``c`` takes effect on ``p`` (no wand was used)."""
+        if c == WITCH:
+            self.stack.append({"k": "star", "why": "witch", "p": p, "v": p, "a": p})
+        elif c == NECRO:
+            self.stack.append({"k": "necro", "p": p})
+        else:  # SKULL: every displayed star goes to the discard pile
+            d = self.display[p]
+            self.discard[STAR] += d[0]
+            self.discard[DOUBLE] += d[1]
+            d[0] = d[1] = 0
+
+    def _play(self, p: int, card: int, cnt: int) -> None:
+        hand = self.hands[p]
+        if card == STAR or card == DOUBLE:
+            hand[card] -= 1
+            self._forget_public(p, card, 1)
+            self.display[p][0 if card == STAR else 1] += 1
+            if card == STAR and self.total(p) >= WIN_STARS:
+                self._win(p)
+            return
+        self._discard_from_hand(p, card, cnt)
+        if card in C.DRAW_SPELLS:
+            self.stack.append({"k": "draw", "p": p, "n": C.DRAW_SPELLS[card] * cnt})
+        elif card in MONSTERS and cnt == 1:
+            self.stack.append({"k": "draw", "p": p, "n": 1})
+        else:
+            self.stack.append({"k": "target", "p": p, "card": card, "cnt": cnt})
+
+    def _targeted_effect(self, a: int, card: int, cnt: int, v: int) -> None:
+        stack = self.stack
+        if card == BALL:
+            hand = self.hands[v]
+            if cnt == 2:
+                # the attacker looks at the whole hand
+                self.known[a * self.num_players + v] = hand[:] if any(hand) else None
+                stack.append({"k": "take", "p": a, "v": v})
+                return
+            size = sum(hand)
+            if size:
+                r = int(self.rng.integers(size))
+                for c in HAND_TYPES:
+                    r -= hand[c]
+                    if r < 0:
+                        self._move_hidden_card(v, a, c)
+                        break
+        elif card == CAULDRON:
+            if cnt == 1:
+                stack.append({"k": "star", "why": "cauldron", "p": v, "v": v, "a": a})
+            else:
+                d = self.display[v]
+                self._return_to_hand(v, STAR, d[0])
+                self._return_to_hand(v, DOUBLE, d[1])
+                d[0] = d[1] = 0
+        elif cnt == 2:
+            stack.append({"k": "star", "why": "prank", "p": v, "v": v, "a": a})
+        elif cnt == 3:
+            stack.append({"k": "star", "why": "rob", "p": v, "v": v, "a": a})
+        else:  # chaos: the lost star is settled first (note 5), the attacker picks both
+            stack.append({"k": "star", "why": "chaos_give", "p": a, "v": v, "a": a})
+            stack.append({"k": "star", "why": "chaos_lose", "p": a, "v": v, "a": a})
+
+    def _return_to_hand(self, v: int, card: int, k: int) -> None:
+        if not k:
+            return
+        self.hands[v][card] += k
+        for w in range(self.num_players):
+            if w != v:
+                self._known_row(w, v)[card] += k  # returned in plain view
+
+    def _star_chosen(self, f: dict, s: int) -> None:
+        v, a, why = f["v"], f["a"], f["why"]
+        card = STAR if s == 0 else DOUBLE
+        self.display[v][s] -= 1
+        if why in ("witch", "prank", "chaos_lose"):
+            self.discard[card] += 1
+        elif why == "cauldron":
+            self._return_to_hand(v, card, 1)
+        else:  # rob, chaos_give: placed in front of the attacker (note 3: five wins at once)
+            self.display[a][s] += 1
+            if self.total(a) >= WIN_STARS:
+                self._win(a)
+
+    # -- the contract ------------------------------------------------------------------------------
+    def _legal_actions(self) -> list[int]:
+        g = self.game
+        f = self.stack[-1]
+        k = f["k"]
+        p = self.current_player
+        if k == "main":
+            hand = self.hands[p]
+            out = [g.pass_id]
+            pairs_ok = g.config.spell_book_pairs
+            for c, cnt, i in g.play_table:
+                if hand[c] >= cnt and (cnt == 1 or c != BOOK or pairs_ok):
+                    out.append(i)
+            return out
+        if k == "target":
+            return g.target_ids[1:]
+        if k == "curse":
+            if f["stage"] == "redirect":
+                return g.target_ids[1:]
+            return g.wand_ids[: min(2, self.hands[p][WAND]) + 1]
+        if k == "star":
+            return g.star_ids[:]
+        if k == "necro":
+            hand = self.hands[p]
+            return [g.discard_ids[c] for c in HAND_TYPES if hand[c]]
+        if k == "take":
+            hand = self.hands[f["v"]]
+            return [g.take_ids[c] for c in HAND_TYPES if hand[c]]
+        raise RuntimeError(f"no decision for pending effect {f!r}")  # pragma: no cover
+
+    def _apply(self, action: int) -> None:
+        g = self.game
+        kind = g.kind_of[action]
+        move = g.move_of[action]
+        p = self.current_player
+        stack = self.stack
+        f = stack[-1]
+        if kind == "pass":
+            stack.pop()
+        elif kind == "play":
+            stack.pop()
+            self._play(p, move[0], move[1])
+        elif kind == "target":
+            t = (p + move[0]) % self.num_players
+            if f["k"] == "curse":  # two wands: the curse now hits t, who may answer in turn
+                f["p"] = t
+                f["stage"] = "respond"
+            else:
+                stack.pop()
+                self._targeted_effect(p, f["card"], f["cnt"], t)
+        elif kind == "wand":
+            w = move[0]
+            if w == 0:
+                stack.pop()
+                self._curse_hits(p, f["c"])
+            else:
+                self._discard_from_hand(p, WAND, w)
+                if w == 1:
+                    stack.pop()
+                else:
+                    f["stage"] = "redirect"
+        elif kind == "star":
+            stack.pop()
+            self._star_chosen(f, move[0])
+        elif kind == "discard":
+            self._discard_from_hand(p, move[0])
+        else:  # take
+            stack.pop()
+            self._move_hidden_card(f["v"], p, move[0])
+        if self.winner is None:
+            self._advance()
+        else:
+            self.current_player = None
+        if self.current_player is not None and len(self.history) >= g.max_decisions():
+            self.truncated = True  # note 13: safety net
+            self.current_player = None
+            self.stack.clear()
+
+    def winners(self) -> list[int]:
+        return [] if self.winner is None else [self.winner]
+
+    def scores(self) -> list[float]:
+        return [float(self.total(p)) for p in range(self.num_players)]
+
+    def final_info(self) -> dict:
+        return {
+            "winners": self.winners(),
+            "scores": self.scores(),
+            "turns": self.turn_count,
+            "truncated": self.truncated,
+        }
+
+    # -- information -----------------------------------------------------------------------------
+    def observation(self, player: int) -> np.ndarray:
+        return encode(self, player)
+
+    def resample_hidden(self, player: int, rng=None) -> "CabulaState":
+        return resample(self, player, as_generator(rng))
+
+    def decision(self) -> str:
+        if self.current_player is None:
+            if self.truncated:
+                return "game over (truncated)"
+            return "game over"
+        f = self.stack[-1]
+        k = f["k"]
+        p = self.current_player
+        if k == "main":
+            return f"player {p}: play a card or a set, or pass"
+        if k == "target":
+            return f"player {p}: choose the victim of {_play_name(f['card'], f['cnt'])[5:]}"
+        if k == "curse":
+            curse = SINGULAR[f["c"]]
+            if f["stage"] == "redirect":
+                return f"player {p}: choose who receives the {curse} turned with two wands"
+            return f"player {p}: hit by {curse}: answer with 0, 1 or 2 magic wands"
+        if k == "star":
+            return f"player {p}: choose the star (single or double) of player {f['v']} for {f['why']}"
+        if k == "necro":
+            return f"player {p}: Necromancy, discard down to five cards (one card)"
+        return f"player {p}: choose a card to take from player {f['v']}'s hand"
+
+    def render(self, player: int | None = None) -> str:
+        n = self.num_players
+        if self.current_player is None:
+            status = "game over" + (" (truncated)" if self.truncated else f", winner player {self.winner}")
+        else:
+            status = self.decision()
+        lines = [f"Cábula, {n} players, turn {self.turn_count} (player {self.turn}) - {status}"]
+        for p in range(n):
+            d = self.display[p]
+            if player is None or player == p:
+                held = ", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.hands[p]) if k)
+            else:
+                seen = ", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.known_cards(player, p)) if k)
+                held = f"{self.hand_size(p)} cards" + (f" (known: {seen})" if seen else "")
+            lines.append(
+                f"  player {p}: stars {d[0]} + double {d[1]} = {self.total(p)}; hand: {held or 'empty'}"
+            )
+        lines.append(f"  deck {len(self.deck)} cards; discard: "
+                     + (", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.discard) if k) or "empty"))
+        return "\n".join(lines)
+
+    def invariants(self) -> list[str]:
+        # map/zip over whole rows (C speed): the shared kit calls this after every step
+        g = self.game
+        problems = []
+        deck = [0] * NUM_TYPES
+        for c in self.deck:
+            deck[c] += 1
+        total = list(map(add, deck, self.discard))
+        for hand in self.hands:
+            total = list(map(add, total, hand))
+            if min(hand) < 0 or any(hand[c] for c in C.CURSES):
+                problems.append(f"bad hand (negative or holding a curse): {hand}")
+        for d in self.display:
+            total[STAR] += d[0]
+            total[DOUBLE] += d[1]
+            if min(d) < 0:
+                problems.append(f"negative display {d}")
+        if total != g.composition:
+            problems.append(f"cards not conserved: {total} != {g.composition}")
+        n = self.num_players
+        if len(self.known) != n * n:
+            problems.append(f"knowledge table of size {len(self.known)}, not {n * n}")
+        for i, kn in enumerate(self.known):
+            if kn is None:
+                continue
+            v, p = divmod(i, n)
+            if v == p:
+                problems.append(f"player {v} 'knows' cards in their own hand")
+            elif not any(kn) or any(map(gt, kn, self.hands[p])):
+                problems.append(f"player {v} 'knows' cards player {p} does not hold (or an empty row)")
+        for v in range(n):
+            if any(map(gt, self.deck_floor[v], deck)):
+                problems.append(f"player {v}'s deck floor exceeds the deck")
+            if self.deck_cap_known and any(map(lt, self.deck_cap[v], deck)):
+                problems.append(f"player {v}'s deck cap is below the deck")
+        if self.current_player is None and not self._over():
+            problems.append("no one to move but the game is not over")
+        if self.current_player is not None and not self.stack:
+            problems.append("a decision without a pending effect")
+        return problems
+
+    def clone(self) -> "CabulaState":
+        new = CabulaState.__new__(CabulaState)
+        new.game = self.game
+        new.rng = np.random.default_rng()
+        new.rng.bit_generator.state = self.rng.bit_generator.state
+        new.current_player = self.current_player
+        new.truncated = self.truncated
+        new.history = self.history[:]
+        new.hands = [h[:] for h in self.hands]
+        new.deck = self.deck[:]
+        new.discard = self.discard[:]
+        new.display = [d[:] for d in self.display]
+        new.known = [k if k is None else k[:] for k in self.known]
+        new.deck_floor = [f[:] for f in self.deck_floor]
+        new.deck_cap = [f[:] for f in self.deck_cap]
+        new.deck_cap_known = self.deck_cap_known
+        new.stack = [dict(f) for f in self.stack]
+        new.turn = self.turn
+        new.turn_count = self.turn_count
+        new.winner = self.winner
+        new._reset_caches()
+        return new
+
+
+CabulaGame.State = CabulaState

@@ -1,0 +1,801 @@
+"""Kabaal: trick taking for 2-4 players where tricks place cultists on a grid of area cards.
+
+Each round the amulet holder deals 8 cards each; everyone passes 2 cards left, which the
+receiver keeps face up. Six tricks follow (follow suit; colourless cards may always be played).
+The winner places up to two cultists on the area cards named by the trick's colour cards,
+pushing whoever stood there to adjacent cards; three cultists of a cult in an orthogonal line
+perform a ritual (all that cult's cultists leave the board, one goes to its altar for good).
+Players without a trick place a pity cultist at the end of a round. Three rituals win; the game
+ends at the end of the turn in which someone reaches three, and everyone with three shares.
+
+Every choice is its own decision (see docs/games/kabaal.md for the action table); whoever
+decides is ``current_player`` (the pusher decides push destinations, the performer of a Dagon
+ritual the card to turn). A decision with exactly one legal choice is taken by the engine itself
+and never asked (a forced card, a forced face-up replacement, a forced push).
+
+Rulebook points this engine had to interpret (each is in docs/games/kabaal.md and a test):
+
+1. Passing is secret and simultaneous: seats choose one card at a time, clockwise from the
+   amulet holder; nobody's observation shows another's choice before the exchange. Cards go to
+   the left neighbour (= next seat clockwise, the seat that plays after you).
+2. A colourless lead must be followed with a colourless card if possible; then only colourless
+   cards can win. A coloured lead: a player holding that colour plays it or a colourless card.
+3. Placing: one placement per card colour in the trick, at most two, the first one mandatory when
+   any is possible. Each placement is completed (cultist placed, then the cultists that stood on
+   that card pushed) before the second is chosen, so a cultist pushed onto the second card is
+   pushed again by the second placement ("finish one card before the other").
+4. Pushes: order within one card does not matter (a pushed cultist's destinations depend only on
+   cultists of its own colour, and each card holds at most one per cult), so the engine pushes a
+   card's cultists in seat order and asks only for destinations. A cultist with no legal
+   destination goes back to its supply automatically.
+5. Empty supply: the placer first names the target card, then which of their cultists on another
+   card moves there. Moving a cultist onto the card it already stands on is not a move.
+6. A line is a maximal run of at least 3 orthogonally consecutive area cards (no hole, no
+   face-down card between) holding a cultist of the cult; each such run is one ritual, so two
+   runs sharing a cultist (5 cultists) are two rituals, a straight run of 4-5 is one.
+7. Pity cultists are optional ("may place"): the player may decline. The pity placer pushes. The
+   game-end check after pity cultists comes once all pity cultists are placed.
+8. The game ends at the end of the trick (or of the pity phase) in which someone reached 3
+   rituals; everyone with 3 or more shares the victory. ``max_rounds`` (config) truncates a
+   runaway game: no result, all returns 0.
+9. Dagon (option): after each ritual the performer turns one card of that ritual's line face down;
+   cultists on it (of other cults) are pushed by the performer. A face-down card holds no cultist,
+   takes no pushed cultist and breaks lines like a hole.
+   A trick card matching a face-down card may flip it up instead of one placement (same colour
+   budget, no cultist used, nothing pushed); flipping is optional even when it is the only option.
+   Lines formed by a Dagon push are checked right away (a further ritual step). Several
+   performers flip in clockwise order from the placer.
+10. ``lowest_wins`` (option): the lowest eligible card wins; "666" still always wins; the order
+    is 1 < 2 < ... < 5 < 5+ < 6 < 6+ < 7 < 7+ < 8, so "5+" beats a 5 but loses to a 6.
+11. The amulet starts with a random seat; rewards: winners +1, others -1, all 0 when everyone
+    shares the victory or the game is truncated.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, ClassVar
+
+import numpy as np
+
+from kabenvs.core.actions import ActionCatalog
+from kabenvs.core.config import GameConfig
+from kabenvs.core.game import Game, State, as_generator
+from kabenvs.core.observation import ObservationLayout
+from kabenvs.games.kabaal.board import (
+    AREA_CARDS,
+    CROSS_WITH_HOLES,
+    CULT_COLOURS,
+    CULTISTS_PER_PLAYER,
+    NUM_AREAS,
+    BoardGeometry,
+    parse_layout,
+)
+from kabenvs.games.kabaal.cards import (
+    AREA, CARD_666, CARD_NAMES, COLOUR, NO_COLOUR, NUM_CARDS, RANK, VALUE, deck_for,
+)
+from kabenvs.games.kabaal.encoding import TRICKS_PER_ROUND, Encoder, build_layout
+
+HAND_SIZE = 8
+PASS_COUNT = 2
+MAX_PLACEMENTS = 2
+RITUALS_TO_WIN = 3
+
+
+@dataclasses.dataclass(frozen=True)
+class KabaalConfig(GameConfig):
+    num_players: int = 3
+    layout: Any = "baal"  # a name from board.LAYOUTS or a grid of area names with holes (None)
+    dagon: bool = False
+    lowest_wins: bool = False
+    max_rounds: int = 30  # project default: truncates a runaway game (rules note 8)
+
+    PLAYER_COUNTS: ClassVar[tuple[int, ...]] = (2, 3, 4)
+
+    def __post_init__(self) -> None:
+        # Grids arrive as lists from YAML/JSON: normalise to tuples so the config stays hashable.
+        if isinstance(self.layout, list | tuple):
+            object.__setattr__(
+                self, "layout",
+                tuple(tuple(r) if isinstance(r, list | tuple) else r for r in self.layout),
+            )
+        super().__post_init__()
+
+    def validate(self) -> None:
+        super().validate()
+        self.check_bool("dagon")
+        self.check_bool("lowest_wins")
+        self.check_int("max_rounds", 1, 10_000)
+        try:
+            parse_layout(self.layout)
+        except ValueError as exc:
+            self.fail(str(exc))
+
+
+class KabaalGame(Game):
+    name = "kabaal"
+    env_id = "kabaal_v0"
+    Config = KabaalConfig
+    # The kit replays every sampled state to the end several times, so its configs cap the game
+    # at 2 rounds (random games last ~6-7; in 2 rounds most already hold a ritual, and the cap
+    # exercises truncation). Full-length games of every variant run in tests/games/kabaal.
+    test_configs: ClassVar[list[dict[str, Any]]] = [
+        {"num_players": 3, "max_rounds": 2},
+        {"num_players": 2, "max_rounds": 2},
+        {"num_players": 4, "max_rounds": 2},
+        {"num_players": 3, "dagon": True, "max_rounds": 2},
+        # lowest_wins on an own arrangement with holes
+        {"num_players": 4, "lowest_wins": True, "layout": CROSS_WITH_HOLES, "max_rounds": 2},
+    ]
+
+    def __init__(self, config=None, **options) -> None:
+        super().__init__(config, **options)
+        cfg = self.config
+        self.geometry = BoardGeometry.build(cfg.layout)
+        self.deck = deck_for(self.num_players)
+        cat = self.catalog
+        self.pass_base = cat.range("pass_card").start
+        self.play_base = cat.range("play").start
+        self.face_up_base = cat.range("face_up").start
+        self.place_base = cat.range("place").start
+        self.flip_up_base = cat.range("flip_up").start if cfg.dagon else -1
+        self.stop_id = cat.id("stop")
+        self.move_base = cat.range("move_from").start
+        self.push_base = cat.range("push").start
+        self.flip_down_base = cat.range("flip_down").start if cfg.dagon else -1
+        # _apply decodes ids arithmetically; keep the catalog honest about it.
+        last_push = cat.id("push", self.num_players - 1, NUM_AREAS - 1)
+        assert last_push == self.push_base + self.num_players * NUM_AREAS - 1
+        self.kind_of = [cat.kind(a) for a in range(cat.size)]
+        self.encoder = Encoder(self.layout, self.num_players, cfg.max_rounds)
+
+    def build_catalog(self) -> ActionCatalog:
+        n = self.num_players
+        cat = ActionCatalog()
+        cards = [(k,) for k in range(NUM_CARDS)]
+        areas = [(a,) for a in range(NUM_AREAS)]
+        cat.add("pass_card", cards, name=lambda k: f"pass {CARD_NAMES[k]}",
+                describe="choose a card to pass left (asked twice per round)")
+        cat.add("play", cards, name=lambda k: f"play {CARD_NAMES[k]}", describe="play a card to the trick")
+        cat.add("face_up", cards, name=lambda k: f"face up {CARD_NAMES[k]}",
+                describe="after playing a face-up card: the hand card that replaces it face up")
+        cat.add("place", areas, name=lambda a: f"place on {AREA_CARDS[a]}",
+                describe="place a cultist on an area card (trick winner, or pity cultist)")
+        if self.config.dagon:
+            cat.add("flip_up", areas, name=lambda a: f"flip up {AREA_CARDS[a]}",
+                    describe="Dagon: turn a matching face-down area card face up instead of a placement")
+        cat.add("stop", name="place no more cultists",
+                describe="skip the optional second placement (or the pity cultist)")
+        cat.add("move_from", areas, name=lambda a: f"move cultist from {AREA_CARDS[a]}",
+                describe="empty supply: which of my cultists moves to the chosen card")
+        cat.add("push", [(q, a) for q in range(n) for a in range(NUM_AREAS)],
+                name=lambda q, a: f"push {CULT_COLOURS[q]} cultist to {AREA_CARDS[a]}",
+                describe="pusher: destination of the pushed cultist of cult q (seat q, absolute); "
+                "id = base + q*16 + area")
+        if self.config.dagon:
+            cat.add("flip_down", areas, name=lambda a: f"flip down {AREA_CARDS[a]}",
+                    describe="Dagon: the ritual performer turns this card of the line face down")
+        return cat
+
+    def build_layout(self) -> ObservationLayout:
+        return build_layout(self.num_players)
+
+    def max_decisions(self) -> int:
+        n = self.num_players
+        per_trick = 2 * n + 2 * MAX_PLACEMENTS + 1 + MAX_PLACEMENTS * n
+        per_round = PASS_COUNT * n + TRICKS_PER_ROUND * per_trick + n * (2 + n)
+        rituals = n * CULTISTS_PER_PLAYER * (1 + n)  # Dagon flips and their pushes, whole game
+        return self.config.max_rounds * per_round + rituals + 10
+
+    def new_state(self, rng=None) -> "KabaalState":
+        return KabaalState.deal(self, as_generator(rng))
+
+
+class KabaalState(State):
+    game: KabaalGame
+
+    # -- setup --------------------------------------------------------------------------------
+    @classmethod
+    def deal(cls, game: KabaalGame, rng: np.random.Generator) -> "KabaalState":
+        s = cls(game, rng)
+        n = game.num_players
+        s.round = 1
+        s.amulet = int(rng.integers(n))
+        s.board = [0] * NUM_AREAS  # bit p set: cult p has a cultist on that area card
+        s.face_down = [0] * NUM_AREAS
+        s.supply = [CULTISTS_PER_PLAYER] * n
+        s.altar = [0] * n
+        s._start_round()
+        s._settle()
+        return s
+
+    def _start_round(self) -> None:
+        n = self.num_players
+        order = [int(k) for k in self.rng.permutation(self.game.deck)]
+        self.hands = [sorted(order[p * HAND_SIZE:(p + 1) * HAND_SIZE]) for p in range(n)]
+        self.undealt = sorted(order[n * HAND_SIZE:])
+        self.faceup = [[] for _ in range(n)]
+        self.passing = [[] for _ in range(n)]
+        self.passed = [[] for _ in range(n)]
+        self.received = [[] for _ in range(n)]
+        self.played = [[] for _ in range(n)]
+        self.trick_seats: list[int] = []
+        self.trick_cards: list[int] = []
+        self.tricks_played = 0
+        self.tricks_won = [0] * n
+        self.actor: int | None = None
+        self.pusher: int | None = None
+        self.context = "trick"
+        self.place_colours: list[int] = []
+        self.placements_done = 0
+        self.move_target: int | None = None
+        self.push_queue: list[list[int]] = []  # [area it stood on, cult], pushed in order
+        self.after_push = "place"
+        self.flip_queue: list[list] = []  # Dagon: [performer, line areas] per ritual
+        self.pity_queue: list[int] = []
+        self.phase = "pass"
+        self.current_player = self.amulet
+
+    # -- legality -------------------------------------------------------------------------------
+    def _legal_actions(self) -> list[int]:
+        g = self.game
+        p = self.current_player
+        phase = self.phase
+        if phase == "play":
+            base = g.play_base
+            return sorted(base + k for k in self._playable(p))
+        if phase == "pass":
+            base = g.pass_base
+            return [base + k for k in self.hands[p]]
+        if phase == "face_up":
+            base = g.face_up_base
+            return [base + k for k in self.hands[p]]
+        if phase == "push":
+            a, q = self.push_queue[0]
+            base = g.push_base + q * NUM_AREAS
+            return sorted(base + b for b in self._destinations(a, q))
+        if phase == "place":
+            places, flips = self._placement_options()
+            out = [g.place_base + a for a in places] + [g.flip_up_base + a for a in flips]
+            if self._may_stop(places):
+                out.append(g.stop_id)
+            return sorted(out)
+        if phase == "move":
+            bit = 1 << p
+            target = self.move_target
+            return [g.move_base + a for a in range(NUM_AREAS) if self.board[a] & bit and a != target]
+        if phase == "flip_down":
+            return sorted(g.flip_down_base + a for a in self.flip_queue[0][1] if not self.face_down[a])
+        raise AssertionError(f"unknown phase {phase!r}")
+
+    def _playable(self, p: int) -> list[int]:
+        cards = self.hands[p] + self.faceup[p]
+        if not self.trick_cards:
+            return cards
+        led = COLOUR[self.trick_cards[0]]
+        if led == NO_COLOUR:
+            colourless = [k for k in cards if COLOUR[k] == NO_COLOUR]
+            return colourless or cards
+        if any(COLOUR[k] == led for k in cards):
+            return [k for k in cards if COLOUR[k] == led or COLOUR[k] == NO_COLOUR]
+        return cards
+
+    def _destinations(self, a: int, q: int) -> list[int]:
+        bit = 1 << q
+        board, down = self.board, self.face_down
+        return [b for b in self.game.geometry.neighbours[a] if not board[b] & bit and not down[b]]
+
+    def _placement_options(self) -> tuple[list[int], list[int]]:
+        """Area cards the actor may place on, and (Dagon) face-down cards they may flip up."""
+        if self.placements_done >= MAX_PLACEMENTS:
+            return [], []
+        places: set[int] = set()
+        flips: set[int] = set()
+        down = self.face_down
+        if self.context == "pity":
+            if self.placements_done == 0:
+                places = {a for a in range(NUM_AREAS) if not down[a]}
+        else:
+            used = self.place_colours
+            for k in self.trick_cards:
+                c = COLOUR[k]
+                if c == NO_COLOUR or c in used:
+                    continue
+                a = AREA[k]
+                (flips if down[a] else places).add(a)
+        if places and self.supply[self.actor] == 0:
+            # Moving instead of placing needs a cultist of mine on another card (rules note 5).
+            bit = 1 << self.actor
+            mine = [b for b in range(NUM_AREAS) if self.board[b] & bit]
+            places = {a for a in places if any(b != a for b in mine)}
+        return sorted(places), sorted(flips)
+
+    def _may_stop(self, places: list[int]) -> bool:
+        return self.context == "pity" or self.placements_done > 0 or not places
+
+    # -- applying decisions ---------------------------------------------------------------------
+    def _apply(self, action: int) -> None:
+        self._dispatch(action)
+        self._settle()
+
+    def _settle(self) -> None:
+        """Take every decision that has exactly one legal choice (rules: forced moves)."""
+        while self.current_player is not None:
+            legal = self._legal_actions()
+            if len(legal) != 1:
+                return
+            self._dispatch(legal[0])
+
+    def _dispatch(self, action: int) -> None:
+        g = self.game
+        kind = g.kind_of[action]
+        if kind == "play":
+            self._play(action - g.play_base)
+        elif kind == "pass_card":
+            self._choose_pass(action - g.pass_base)
+        elif kind == "face_up":
+            self._reveal(action - g.face_up_base)
+        elif kind == "push":
+            q, b = divmod(action - g.push_base, NUM_AREAS)
+            self._push(q, b)
+        elif kind == "place":
+            self._place(action - g.place_base)
+        elif kind == "stop":
+            self._end_placement()
+        elif kind == "move_from":
+            self._move_from(action - g.move_base)
+        elif kind == "flip_up":
+            self._flip_up(action - g.flip_up_base)
+        elif kind == "flip_down":
+            self._flip_down(action - g.flip_down_base)
+        else:  # pragma: no cover - the catalog has no other kinds
+            raise AssertionError(kind)
+
+    # passing
+    def _choose_pass(self, k: int) -> None:
+        p = self.current_player
+        self.hands[p].remove(k)
+        self.passing[p].append(k)
+        if len(self.passing[p]) < PASS_COUNT:
+            return
+        nxt = (p + 1) % self.num_players
+        if nxt != self.amulet:
+            self.current_player = nxt
+            return
+        # Everyone chose: pass left, the received cards are the face-up cards.
+        n = self.num_players
+        for p in range(n):
+            to = (p + 1) % n
+            self.faceup[to] = sorted(self.passing[p])
+            self.received[to] = sorted(self.passing[p])
+            self.passed[p] = sorted(self.passing[p])
+        self.passing = [[] for _ in range(n)]
+        self._start_trick(self.amulet)
+
+    # tricks
+    def _start_trick(self, leader: int) -> None:
+        self.trick_seats = []
+        self.trick_cards = []
+        self.actor = None
+        self.pusher = None
+        self.place_colours = []
+        self.placements_done = 0
+        self.context = "trick"
+        self.phase = "play"
+        self.current_player = leader
+
+    def _play(self, k: int) -> None:
+        p = self.current_player
+        self.trick_seats.append(p)
+        self.trick_cards.append(k)
+        self.played[p].append(k)
+        if k in self.faceup[p]:
+            self.faceup[p].remove(k)
+            if self.hands[p]:
+                self.phase = "face_up"  # replace it at once with a hand card (a decision)
+                return
+        else:
+            self.hands[p].remove(k)
+        self._next_in_trick()
+
+    def _reveal(self, k: int) -> None:
+        p = self.current_player
+        self.hands[p].remove(k)
+        self.faceup[p].append(k)
+        self.faceup[p].sort()
+        self.phase = "play"
+        self._next_in_trick()
+
+    def _next_in_trick(self) -> None:
+        if len(self.trick_cards) < self.num_players:
+            self.phase = "play"
+            self.current_player = (self.current_player + 1) % self.num_players
+            return
+        winner = trick_winner(self.trick_cards, self.trick_seats, self.game.config.lowest_wins)
+        self.tricks_won[winner] += 1
+        self.actor = winner
+        self.pusher = winner
+        for seat, k in zip(self.trick_seats, self.trick_cards):
+            if VALUE[k] == 1:  # whoever played the first "1" pushes
+                self.pusher = seat
+                break
+        self.context = "trick"
+        self.place_colours = []
+        self.placements_done = 0
+        self._next_placement()
+
+    # placing
+    def _next_placement(self) -> None:
+        places, flips = self._placement_options()
+        if not places and not flips:
+            self._end_placement()
+            return
+        self.phase = "place"
+        self.current_player = self.actor
+
+    def _place(self, a: int) -> None:
+        self.placements_done += 1
+        if self.context == "trick":
+            self.place_colours.append(a // 4)
+        p = self.actor
+        if self.supply[p] == 0:
+            self.move_target = a
+            self.phase = "move"
+            return
+        self.supply[p] -= 1
+        self._put(p, a)
+
+    def _move_from(self, src: int) -> None:
+        p = self.actor
+        self.board[src] &= ~(1 << p)
+        a = self.move_target
+        self.move_target = None
+        self._put(p, a)
+
+    def _flip_up(self, a: int) -> None:
+        self.placements_done += 1
+        self.place_colours.append(a // 4)
+        self.face_down[a] = 0
+        self._next_placement()
+
+    def _put(self, p: int, a: int) -> None:
+        """Cultist of cult p onto area a: whoever stood there is lifted off to be pushed."""
+        standing = self.board[a]
+        self.board[a] = 1 << p
+        self.push_queue = [[a, q] for q in range(self.num_players) if standing >> q & 1]
+        self.after_push = "place"
+        self._next_push()
+
+    # pushing
+    def _next_push(self) -> None:
+        queue = self.push_queue
+        while queue:
+            a, q = queue[0]
+            if self._destinations(a, q):
+                self.phase = "push"
+                self.current_player = self.pusher
+                return
+            self.supply[q] += 1  # no adjacent card without its colour: back to its supply
+            queue.pop(0)
+        if self.after_push == "flip":
+            self._next_flip()
+        else:
+            self._next_placement()
+
+    def _push(self, q: int, b: int) -> None:
+        self.board[b] |= 1 << q
+        self.push_queue.pop(0)
+        self._next_push()
+
+    def _end_placement(self) -> None:
+        self._rituals()
+
+    # rituals
+    def _rituals(self) -> None:
+        n = self.num_players
+        lines_of = ritual_lines(self.board, self.game.geometry, n)
+        start = self.actor if self.actor is not None else self.amulet
+        performed = False
+        for i in range(n):
+            q = (start + i) % n
+            lines = lines_of[q]
+            if not lines:
+                continue
+            performed = True
+            bit = 1 << q
+            for a in range(NUM_AREAS):
+                self.board[a] &= ~bit
+            self.altar[q] += len(lines)
+            self.supply[q] = CULTISTS_PER_PLAYER - self.altar[q]
+            if self.game.config.dagon:
+                self.flip_queue.extend([q, list(line)] for line in lines)
+        if performed and self.game.config.dagon:
+            self._next_flip()
+        else:
+            self._after_rituals()
+
+    def _next_flip(self) -> None:
+        if self.flip_queue:
+            self.phase = "flip_down"
+            self.current_player = self.flip_queue[0][0]
+            return
+        self._rituals()  # a Dagon push may have formed a new line (rules note 9)
+
+    def _flip_down(self, a: int) -> None:
+        performer = self.flip_queue.pop(0)[0]
+        self.face_down[a] = 1
+        standing = self.board[a]
+        self.board[a] = 0
+        self.pusher = performer
+        self.push_queue = [[a, q] for q in range(self.num_players) if standing >> q & 1]
+        self.after_push = "flip"
+        self._next_push()
+
+    def _after_rituals(self) -> None:
+        self.phase = "play"
+        if self.context == "pity":
+            self.pity_queue.pop(0)
+            self._next_pity()
+            return
+        if max(self.altar) >= RITUALS_TO_WIN:
+            self._end_game()
+            return
+        self.tricks_played += 1
+        winner = self.actor
+        if self.tricks_played < TRICKS_PER_ROUND:
+            self._start_trick(winner)
+            return
+        self.trick_seats = []
+        self.trick_cards = []
+        n = self.num_players
+        clockwise = [(self.amulet + i) % n for i in range(n)]
+        self.pity_queue = [p for p in clockwise if self.tricks_won[p] == 0]
+        self._next_pity()
+
+    # end of round
+    def _next_pity(self) -> None:
+        self.place_colours = []
+        self.placements_done = 0
+        if self.pity_queue:
+            p = self.pity_queue[0]
+            self.context = "pity"
+            self.actor = p
+            self.pusher = p
+            self.phase = "place"
+            self.current_player = p
+            return
+        self.context = "trick"
+        self.actor = None
+        self.pusher = None
+        if max(self.altar) >= RITUALS_TO_WIN:
+            self._end_game()
+            return
+        self.amulet = (self.amulet + 1) % self.num_players
+        if self.round >= self.game.config.max_rounds:
+            self.truncated = True
+            self.current_player = None
+            return
+        self.round += 1
+        self._start_round()
+
+    def _end_game(self) -> None:
+        self.current_player = None
+        self.phase = "over"
+
+    # -- results ----------------------------------------------------------------------------------
+    def winners(self) -> list[int]:
+        if self.truncated or self.current_player is not None:
+            return []
+        return [p for p in range(self.num_players) if self.altar[p] >= RITUALS_TO_WIN]
+
+    def scores(self) -> list[float]:
+        return [float(a) for a in self.altar]
+
+    def final_info(self) -> dict:
+        return {
+            "winners": self.winners(),
+            "scores": self.scores(),
+            "rituals": list(self.altar),
+            "rounds": self.round,
+            "truncated": self.truncated,
+        }
+
+    def invariants(self) -> list[str]:
+        problems = []
+        n = self.num_players
+        cards = self.undealt[:]
+        for p in range(n):
+            cards += self.hands[p] + self.faceup[p] + self.passing[p] + self.played[p]
+        if sorted(cards) != sorted(self.game.deck):
+            problems.append("artifact cards not conserved")
+        for p in range(n):
+            on_board = sum(1 for m in self.board if m >> p & 1)
+            lifted = sum(1 for a, q in self.push_queue if q == p)
+            if self.supply[p] + on_board + self.altar[p] + lifted != CULTISTS_PER_PLAYER:
+                problems.append(f"cultists of cult {p} not conserved")
+            if self.supply[p] < 0:
+                problems.append(f"negative supply for cult {p}")
+            if self.phase in ("play", "face_up") and self.tricks_played < TRICKS_PER_ROUND:
+                expected = HAND_SIZE - len(self.played[p])
+                held = len(self.hands[p]) + len(self.faceup[p])
+                if held != expected:
+                    problems.append(f"player {p} holds {held} cards, not {expected}")
+                pending = self.phase == "face_up" and p == self.current_player
+                if len(self.faceup[p]) != PASS_COUNT - pending:
+                    problems.append(f"player {p} has {len(self.faceup[p])} face-up cards")
+        for a in range(NUM_AREAS):
+            if self.face_down[a] and self.board[a]:
+                problems.append(f"cultists on face-down card {AREA_CARDS[a]}")
+        if self.phase in ("play", "pass") or self.current_player is None:
+            lines = ritual_lines(self.board, self.game.geometry, n)
+            if any(lines):
+                problems.append("a line of three was left without a ritual")
+        return problems
+
+    # -- information --------------------------------------------------------------------------------
+    def observation(self, player: int) -> np.ndarray:
+        return self.game.encoder.encode(self, player)
+
+    def resample_hidden(self, player: int, rng=None) -> "KabaalState":
+        """Re-deal the other hands' hidden cards, their secret pass choices and the undealt cards.
+
+        Everything public (face-up and played cards, the board) and the player's own hand and
+        pass choices stay; counts stay. The cards a player passed are face up at the receiver or
+        played, so they stay known."""
+        rng = as_generator(rng)
+        new = self.clone()
+        n = self.num_players
+        others = [p for p in range(n) if p != player]
+        pool = list(self.undealt)
+        for p in others:
+            pool += self.hands[p] + self.passing[p]
+        pool = [int(k) for k in rng.permutation(pool)] if pool else []
+        i = 0
+        for p in others:
+            h, ps = len(self.hands[p]), len(self.passing[p])
+            new.hands[p] = sorted(pool[i:i + h])
+            i += h
+            new.passing[p] = pool[i:i + ps]
+            i += ps
+        new.undealt = sorted(pool[i:])
+        new.rng = np.random.default_rng(rng.integers(0, 2**63))
+        return new
+
+    def decision(self) -> str:
+        p = self.current_player
+        if p is None:
+            return "game over (truncated by max_rounds)" if self.truncated else "game over"
+        phase = self.phase
+        if phase == "pass":
+            return f"player {p}: choose card {len(self.passing[p]) + 1} of 2 to pass left"
+        if phase == "play":
+            return f"player {p}: play a card to trick {self.tricks_played + 1}"
+        if phase == "face_up":
+            return f"player {p}: choose the hand card that replaces the played face-up card"
+        if phase == "place":
+            what = "a pity cultist (or decline)" if self.context == "pity" else "a cultist"
+            return f"player {p}: place {what}"
+        if phase == "move":
+            target = AREA_CARDS[self.move_target]
+            return f"player {p}: supply empty, choose the cultist that moves to {target}"
+        if phase == "push":
+            a, q = self.push_queue[0]
+            return f"player {p}: push the {CULT_COLOURS[q]} cultist from {AREA_CARDS[a]}"
+        if phase == "flip_down":
+            return f"player {p}: choose the card of the ritual line to turn face down"
+        return f"player {p} to move"
+
+    def render(self, player: int | None = None) -> str:
+        g = self.game
+        n = self.num_players
+        trick = min(self.tricks_played + 1, TRICKS_PER_ROUND)
+        lines = [f"Kabaal, {n} players, round {self.round}, trick {trick} - {self.decision()}"]
+        lines.append(render_board(self.board, self.face_down, g.geometry, n))
+        for p in range(n):
+            if player is None or player == p:
+                hand = " ".join(CARD_NAMES[k] for k in self.hands[p])
+                chosen = " ".join(CARD_NAMES[k] for k in self.passing[p])
+                passing = f" | passing: {chosen}" if chosen else ""
+            else:
+                hand = f"{len(self.hands[p]) + len(self.passing[p])} hidden cards"
+                passing = ""
+            face = " ".join(CARD_NAMES[k] for k in self.faceup[p])
+            amulet = " (amulet)" if p == self.amulet else ""
+            lines.append(
+                f"  p{p} {CULT_COLOURS[p]}{amulet}: supply {self.supply[p]}, altar {self.altar[p]}, "
+                f"tricks {self.tricks_won[p]} | face up: {face or '-'} | hand: {hand or '-'}{passing}"
+            )
+        if self.trick_cards:
+            plays = zip(self.trick_seats, self.trick_cards)
+            lines.append("  trick: " + ", ".join(f"p{seat} {CARD_NAMES[k]}" for seat, k in plays))
+        if self.current_player is None:
+            lines.append(f"  winners: {self.winners()}" + (" (truncated)" if self.truncated else ""))
+        return "\n".join(lines)
+
+    def clone(self) -> "KabaalState":
+        new = KabaalState.__new__(KabaalState)
+        d = new.__dict__
+        for key, value in self.__dict__.items():
+            if key[0] == "_" or key in ("game", "rng"):
+                continue
+            if type(value) is list:
+                if value and type(value[0]) is list:
+                    value = [v[:] if type(v) is list else v for v in value]
+                    if key == "flip_queue":
+                        value = [[v[0], v[1][:]] for v in value]
+                else:
+                    value = value[:]
+            d[key] = value
+        new.game = self.game
+        new.rng = np.random.default_rng()
+        new.rng.bit_generator.state = self.rng.bit_generator.state
+        new._reset_caches()
+        return new
+
+
+KabaalGame.State = KabaalState
+
+
+# -- pure helpers (also used by the bot) ----------------------------------------------------------
+def trick_winner(cards: list[int], seats: list[int], lowest: bool = False) -> int:
+    """Seat that wins the trick: "666" always; else the best card of the led colour or colourless."""
+    led = COLOUR[cards[0]]
+    best_seat, best_rank = -1, None
+    for seat, k in zip(seats, cards):
+        if k == CARD_666:
+            return seat
+        c = COLOUR[k]
+        if c != led and c != NO_COLOUR:
+            continue
+        r = RANK[k]
+        if best_rank is None or (r < best_rank if lowest else r > best_rank):
+            best_seat, best_rank = seat, r
+    return best_seat
+
+
+def ritual_lines(board: list[int], geometry: BoardGeometry, n: int) -> list[list[tuple[int, ...]]]:
+    """Per cult, every maximal run of >= 3 consecutive area cards holding one of its cultists."""
+    out: list[list[tuple[int, ...]]] = [[] for _ in range(n)]
+    # Fast path: the cults with three in a row somewhere (usually none).
+    full = 0
+    for a, b, c in geometry.triples:
+        full |= board[a] & board[b] & board[c]
+    if not full:
+        return out
+    lines = geometry.lines
+    for q in range(n):
+        bit = 1 << q
+        if not full & bit:
+            continue
+        for line in lines:
+            run: list[int] = []
+            for a in line:
+                if board[a] & bit:
+                    run.append(a)
+                    continue
+                if len(run) >= 3:
+                    out[q].append(tuple(run))
+                run = []
+            if len(run) >= 3:
+                out[q].append(tuple(run))
+    return out
+
+
+def render_board(board: list[int], face_down: list[int], geometry: BoardGeometry, n: int) -> str:
+    """The area-card grid as text: each cell shows its card and the cults standing on it."""
+    width = 30
+    rows = []
+    for row in geometry.grid:
+        cells = []
+        for a in row:
+            if a is None:
+                cells.append(" " * width)
+            elif face_down[a]:
+                cells.append(f"[{'(face down)':^{width - 2}}]")
+            else:
+                cults = ",".join(CULT_COLOURS[q] for q in range(n) if board[a] >> q & 1)
+                text = f"{AREA_CARDS[a]}: {cults}" if cults else AREA_CARDS[a]
+                cells.append(f"[{text:<{width - 2}}]")
+        rows.append("  " + " ".join(cells))
+    return "\n".join(rows)
+
