@@ -51,6 +51,7 @@ class SelfPlayVecEnv(VecEnv):
         self.states: list[State | None] = [None] * num_envs
         self.learner: list[int] = [0] * num_envs
         self.opponents: list[list[str]] = [[] for _ in range(num_envs)]
+        self.seat_policies: list[list[Any]] = [[] for _ in range(num_envs)]
         self.decisions: list[int] = [0] * num_envs  # decisions so far in each slot's game
         self.learner_steps: list[int] = [0] * num_envs
         self.episode_start: list[float] = [0.0] * num_envs
@@ -69,6 +70,10 @@ class SelfPlayVecEnv(VecEnv):
         self.states[i] = game.new_state(np.random.default_rng(int(self.rng.integers(2**63))))
         self.learner[i] = int(self.rng.integers(n))
         self.opponents[i] = ["" if p == self.learner[i] else self.pool.sample() for p in range(n)]
+        # Hold the opponents' networks for the whole game: the pool may drop a snapshot meanwhile.
+        self.seat_policies[i] = [
+            self.pool.policy(k) if k not in ("", "random", "heuristic") else None for k in self.opponents[i]
+        ]
         if "heuristic" in self.opponents[i] and i not in self._heuristics:
             from kabenvs.agents import heuristic_agent
 
@@ -108,7 +113,9 @@ class SelfPlayVecEnv(VecEnv):
                 else:
                     obs = np.stack([self.states[i].observation(self.states[i].current_player) for i in idx])
                     masks = np.stack([self.states[i].legal_mask() for i in idx])
-                    acts = policy_actions(self.pool.policy(key), obs, masks, self.deterministic_opponents, self.rng)
+                    first = self.states[idx[0]].current_player
+                    policy = self.seat_policies[idx[0]][first]  # one key, one network
+                    acts = policy_actions(policy, obs, masks, self.deterministic_opponents, self.rng)
                     chosen.extend(zip(idx, acts.tolist()))
             self.time_opponents += time.perf_counter() - t0
             for i, a in chosen:

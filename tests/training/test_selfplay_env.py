@@ -142,3 +142,22 @@ def test_opponent_decisions_are_batched_one_forward_pass_per_policy_group(monkey
     # every call answered many games at once; one call per group per round of decisions
     assert max(calls) >= 4
     assert np.mean(calls) > 2
+
+
+def test_games_keep_their_snapshot_opponent_when_the_pool_drops_it():
+    pytest.importorskip("sb3_contrib")
+    from training.build import make_model
+    from training.config import validate
+
+    game = ToyGame(num_players=3, rounds=3)
+    pool = OpponentPool(game.env_id, {"snapshots": 1.0}, max_snapshots=1, rng=np.random.default_rng(0))
+    env = SelfPlayVecEnv(game, 8, pool, seed=0)
+    cfg = validate({"game": {"env_id": "kabaleo_v0"}, "algorithm": {"n_envs": 8, "n_steps": 8, "batch_size": 16}})
+    make_model(cfg, env)
+    pool.add_snapshot(1)
+    env.reset()
+    assert any("snap:1" in opp for opp in env.opponents)
+    rng = np.random.default_rng(0)
+    for step in range(2, 40):
+        pool.add_snapshot(step)  # drops the previous one while games against it are in flight
+        env.step(random_learner_actions(env, rng))
