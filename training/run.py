@@ -27,7 +27,7 @@ from kabenvs.core.errors import ConfigError
 from training.config import dump_config, make_game_from_config, validate
 from training.evaluation import BASELINES, Report, versus_baseline
 
-CSV_FIELDS = ["step", "baseline", "players", "games", "win_rate", "ci_low", "ci_high", "mean_return",
+CSV_FIELDS = ["step", "phase", "baseline", "players", "games", "win_rate", "ci_low", "ci_high", "mean_return",
               "fair_share", "elapsed_s"]
 
 
@@ -187,7 +187,7 @@ class Trainer:
         self.progress["last_eval"] = step
         return reports
 
-    def _record(self, step: int, reports: dict[str, Report], logger=None) -> None:
+    def _record(self, step: int, reports: dict[str, Report], logger=None, phase: str = "periodic") -> None:
         new = not self.run.csv.is_file()
         with open(self.run.csv, "a", newline="") as f:
             w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
@@ -196,7 +196,7 @@ class Trainer:
             for kind, rep in reports.items():
                 lo, hi = rep.result.interval(0)
                 w.writerow({
-                    "step": step, "baseline": kind, "players": self.game.num_players,
+                    "step": step, "phase": phase, "baseline": kind, "players": self.game.num_players,
                     "games": rep.result.games, "win_rate": round(rep.result.win_rate(0), 4),
                     "ci_low": round(lo, 4), "ci_high": round(hi, 4),
                     "mean_return": round(rep.result.mean_return(0), 4),
@@ -248,7 +248,7 @@ class Trainer:
             "train_seconds": round(self.train_seconds(), 1), "config": self.cfg,
         })
         reports = self.evaluate_now(self.cfg["evaluation"]["final_deals"])
-        self._record(step, reports)
+        self._record(step, reports, phase="final")
         summary = {
             "step": step, "train_seconds": round(self.train_seconds(), 1),
             "model": str(self.run.final_model),
@@ -283,7 +283,11 @@ def plot_win_rates(csv_path: Path, png_path: Path, title: str = "") -> None:
     rows = list(csv.DictReader(open(csv_path)))
     fig, ax = plt.subplots(figsize=(7, 4))
     for kind in dict.fromkeys(r["baseline"] for r in rows):
-        sel = [r for r in rows if r["baseline"] == kind]
+        by_step = {}  # the final evaluation (more deals) replaces a periodic one at the same step
+        for r in rows:
+            if r["baseline"] == kind and (r.get("phase") == "final" or r["step"] not in by_step):
+                by_step[r["step"]] = r
+        sel = sorted(by_step.values(), key=lambda r: int(r["step"]))
         x = [int(r["step"]) for r in sel]
         y = [float(r["win_rate"]) for r in sel]
         ax.plot(x, y, marker="o", label=f"vs {kind}")
