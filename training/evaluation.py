@@ -168,6 +168,15 @@ def versus_baseline(game: Game, agent_name: str, agent, kind: str, deals: int, s
     return evaluate(game, comps, deals, seed=seed, ratings=n > 2)
 
 
+def solo_reports(game: Game, agent_name: str, agent, kinds: list[str], deals: int, seed: int) -> dict[str, Report]:
+    """A solo game has no opponents: the agent plays the deals alone, and each baseline plays the
+    same deals alone for comparison (``"solo"`` is the agent, ``"<kind> (solo)"`` the baselines)."""
+    out = {"solo": evaluate(game, [Competitor(agent_name, agent)], deals, seed=seed, ratings=False)}
+    for kind in kinds:
+        out[f"{kind} (solo)"] = evaluate(game, [baseline(kind, game.env_id)], deals, seed=seed, ratings=False)
+    return out
+
+
 def game_logger(path: str, competitors: list[Competitor]) -> Callable[[State, list[int], int], None]:
     """An ``on_game`` hook writing each game to a game log (``kabenvs.records``)."""
     try:

@@ -25,7 +25,7 @@ from typing import Any
 from kabenvs.agents.policy import PolicyAgent, save_model
 from kabenvs.core.errors import ConfigError
 from training.config import dump_config, make_game_from_config, validate
-from training.evaluation import BASELINES, Report, versus_baseline
+from training.evaluation import BASELINES, Report, solo_reports, versus_baseline
 
 CSV_FIELDS = ["step", "phase", "baseline", "players", "games", "win_rate", "ci_low", "ci_high", "mean_return",
               "fair_share", "elapsed_s"]
@@ -175,6 +175,8 @@ class Trainer:
     def evaluate_now(self, deals: int) -> dict[str, Report]:
         ev = self.cfg["evaluation"]
         self.model.policy.set_training_mode(False)
+        if self.game.num_players == 1:
+            return solo_reports(self.game, "trained", self.learner_agent(ev["seed"]), self.baselines, deals, ev["seed"])
         reports = {}
         for kind in self.baselines:
             agent = self.learner_agent(ev["seed"])
@@ -260,8 +262,17 @@ class Trainer:
 
 def final_table(game, reports: dict[str, Report], seconds: float, steps: int) -> str:
     n = game.num_players
+    head = f"trained {game.env_id} {game.config.to_dict()} for {steps} learner steps in {seconds:.0f} s"
+    if n == 1:  # solo: each agent alone on the same deals
+        lines = [head, f"{'solo play by':<22} {'games':>6} {'win rate':>9} {'95% CI':>15} {'mean return':>11}"]
+        for kind, rep in reports.items():
+            r = rep.result
+            lo, hi = r.interval(0)
+            who = "trained agent" if kind == "solo" else kind.replace(" (solo)", "")
+            lines.append(f"{who:<22} {r.games:>6} {r.win_rate(0):>9.3f} [{lo:.3f}, {hi:.3f}] {r.mean_return(0):>11.3f}")
+        return "\n".join(lines)
     lines = [
-        f"trained {game.env_id} {game.config.to_dict()} for {steps} learner steps in {seconds:.0f} s",
+        head,
         f"{'trained agent vs':<22} {'games':>6} {'win rate':>9} {'95% CI':>15} {'even share':>10}  verdict",
     ]
     for kind, rep in reports.items():

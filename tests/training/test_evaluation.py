@@ -137,3 +137,24 @@ def test_cli_table_json_and_optional_modules(capsys, tmp_path):
     except ImportError:
         code, out, err = run_main(capsys, "--human-log", "some.jsonl")
         assert code == 2 and "training.human_results" in err
+
+
+def test_solo_games_compare_each_agent_alone_on_the_same_deals():
+    from tests.training.toy import ToyGame
+    from training.evaluation import solo_reports
+
+    class PickTwo:
+        name = "pick2"
+
+        def act(self, decision):
+            return 2
+
+    game = ToyGame(num_players=1, rounds=2)
+    reps = solo_reports(game, "pick2", PickTwo(), ["random"], deals=20, seed=1)
+    assert set(reps) == {"solo", "random (solo)"}
+    assert reps["solo"].result.games == 20 and reps["solo"].result.win_rate(0) == 1.0  # 2 + 2 >= 4
+    assert reps["random (solo)"].result.win_rate(0) < 0.5
+    from training.run import final_table
+
+    table = final_table(game, reps, 1.0, 10)
+    assert "trained agent" in table and "random" in table
