@@ -64,26 +64,33 @@ def build_layout(game: "BarakkaGame") -> ObservationLayout:
 
 
 def encode(state: "BarakkaState", player: int) -> np.ndarray:
+    """One pass collects the index of every 1 (and of every card, for counts) and every card this
+    seat knows; two ``bincount`` calls then build the vector. Element-wise numpy writes and
+    list-to-array slice assignments cost far more than list appends, and this runs every step."""
     g = state.game
     off = g._off
-    lay = g.layout
     n, S, T = g.num_players, g.num_colours, g.num_types
-    perfect = g.config.memory == "perfect"
+    perfect = g.perfect
     karim = g.karim
-    buf = np.zeros(lay.size, dtype=np.float32)
+    ones: list[int] = []
+    add = ones.append
+    seen: list[int] = list(state.held[player])  # card types this observation shows
     cp = state.current_player
     if cp is not None:
-        buf[off["to_move"] + (cp - player) % n] = 1.0
-        buf[off["decision"] + PHASE_INDEX[state.phase]] = 1.0
+        add(off["to_move"] + (cp - player) % n)
+        add(off["decision"] + PHASE_INDEX[state.phase])
     o = off["held"]
-    for j, x in enumerate(state.held[player]):
-        buf[o + j * T + x] = 1.0
+    for j, x in enumerate(seen):
+        add(o + j * T + x)
     if not g.solo and cp is not None and state.phase == "play":
-        buf[off["held_source"] + state.held_src + 1] = 1.0
+        add(off["held_source"] + state.held_src + 1)
         if cp != player and perfect and state.held_src >= 0:
-            buf[off["opp_held"] + state.held[cp][0]] = 1.0
-    seq0, size0, top0 = off["seq"], off["seq_size"], off["seq_top"]
+            x = state.held[cp][0]
+            add(off["opp_held"] + x)
+            seen.append(x)
+    seq0, top0 = off["seq"], off["seq_top"]
     bot0 = off.get("seq_bottom", 0)
+    sizes: list[tuple[int, int]] = []
     for q in range(n):
         r = (q - player) % n
         for k, st in enumerate(state.seqs[q]):
@@ -93,57 +100,72 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
                     break
                 continue
             row = r * S + k
-            buf[size0 + row] = m / MAX_SEQUENCE
+            sizes.append((row, m))
             base = row * T
             top_up = not (karim and m == 1)
             if top_up:
-                buf[top0 + base + st[-1]] = 1.0
+                add(top0 + base + st[-1])
             if perfect:
-                for x in st:
-                    buf[seq0 + base + x] += 1.0
+                o = seq0 + base
+                ones.extend([o + x for x in st])
+                seen.extend(st)
                 if karim:
-                    buf[bot0 + base + st[0]] = 1.0
+                    add(bot0 + base + st[0])
             elif top_up:
-                buf[seq0 + base + st[-1]] = 1.0
-    pt0, pc0, ps0 = off["pile_top"], off["pile_count"], off["pile_size"]
-    total = len(g.full_deck)
-    depth = PILE_DEPTH if perfect else 1
+                add(seq0 + base + st[-1])
+                seen.append(st[-1])
+    pt0, pc0 = off["pile_top"], off["pile_count"]
     for i, pile in enumerate(state.piles):
-        m = len(pile)
-        buf[ps0 + i] = m / total
+        if not pile:
+            continue
         o = pt0 + i * PILE_DEPTH * T
-        for d in range(min(depth, m)):
-            buf[o + d * T + pile[-1 - d]] = 1.0
-        if perfect and m:
-            buf[pc0 + i * T: pc0 + (i + 1) * T] = np.bincount(pile, minlength=T)
-    for i, deck in enumerate(state.decks):
-        buf[off["deck_size"] + i] = len(deck) / total
-    # unseen = every card of the game minus what this observation shows
-    known = lay.view(buf, "seq").reshape(-1, T).sum(0) + lay.view(buf, "held").sum(0)
-    if perfect:
-        known += lay.view(buf, "pile_count").sum(0)
-        if not g.solo:
-            known += buf[off["opp_held"]: off["opp_held"] + T]
-    else:
-        known += lay.view(buf, "pile_top")[:, 0, :].sum(0)
-    buf[off["unseen"]: off["unseen"] + T] = g.total_counts - known
-    t0 = off["tiles"]
+        if perfect:
+            for d in range(min(PILE_DEPTH, len(pile))):
+                add(o + d * T + pile[-1 - d])
+            o = pc0 + i * T
+            ones.extend([o + x for x in pile])
+            seen.extend(pile)
+        else:
+            add(o + pile[-1])
+            seen.append(pile[-1])
+    o = off["tiles"]
     for q in range(n):
         r = (q - player) % n
-        buf[t0 + r * S: t0 + (r + 1) * S] = state.tiles[q]
-    buf[off["tile_supply"]: off["tile_supply"] + S] = state.tile_supply
+        for c, t in enumerate(state.tiles[q]):
+            if t:
+                ones.extend([o + r * S + c] * t)
+    o = off["tile_supply"]
+    for c, t in enumerate(state.tile_supply):
+        if t:
+            ones.extend([o + c] * t)
     if g.sadid:
         o = off["sadid_order"]
         for j, c in enumerate(state.sadid_stack):
-            buf[o + j * 5 + c] = 1.0
+            add(o + j * 5 + c)
         o = off["sadid_missed"]
         for q in range(n):
             r = (q - player) % n
-            buf[o + r * 5: o + (r + 1) * 5] = state.sadid_missed[q]
+            for c, t in enumerate(state.sadid_missed[q]):
+                if t:
+                    add(o + r * 5 + c)
     if g.port >= 0:
-        buf[off["token"] + (n if state.token < 0 else (state.token - player) % n)] = 1.0
+        add(off["token"] + (n if state.token < 0 else (state.token - player) % n))
     if karim:
-        buf[off["rose"] + (n if state.rose < 0 else (state.rose - player) % n)] = 1.0
-    limit = g.solo_turns if g.solo else g.config.max_turns
-    buf[off["turn"]] = state.turn / limit
+        add(off["rose"] + (n if state.rose < 0 else (state.rose - player) % n))
+    buf = np.bincount(np.array(ones, dtype=np.intp), minlength=g.layout.size).astype(np.float32)
+    # unseen = every card of the game minus what this observation shows
+    o = off["unseen"]
+    buf[o: o + T] = g.total_counts - np.bincount(np.array(seen, dtype=np.intp), minlength=T)
+    # the few entries that are fractions
+    o = off["seq_size"]
+    for row, m in sizes:
+        buf[o + row] = m / MAX_SEQUENCE
+    total = g.num_cards
+    o = off["pile_size"]
+    for i, pile in enumerate(state.piles):
+        buf[o + i] = len(pile) / total
+    o = off["deck_size"]
+    for i, deck in enumerate(state.decks):
+        buf[o + i] = len(deck) / total
+    buf[off["turn"]] = state.turn / g.turn_limit
     return buf
