@@ -5,8 +5,13 @@ lacks (the 1 most), a first joker (much more under El-Samra) are good; a duplica
 second joker ruins the sequence; El Portugues cards are only worth it on a long sequence. It
 draws a discard pile's top when that card is clearly good for it, else the deck; it plays a good
 card and discards a bad one onto the pile whose top helps the opponent most (covering it). With
-El-Karim it plays only onto a face-down card it knows to be of the same colour (perfect memory)
-and otherwise starts a new sequence.
+El-Karim it plays only onto a face-down card it knows to be of the same colour and otherwise
+starts a new sequence.
+
+With ``memory="table"`` the observation shows only tops, so the bot remembers the cards it played
+itself (as a person would), position by position; a memory that no longer matches the sizes the
+table shows (a new game, a reused agent, a decision it made that was not applied) is dropped.
+A fresh bot has no memory and decides from the observation alone.
 """
 
 from __future__ import annotations
@@ -24,12 +29,16 @@ class HeuristicAgent:
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
+        self._mine: dict[int, list[int]] = {}  # position -> cards I played there (table memory)
 
     def act(self, decision: Decision) -> int:
         state = decision.state
         g = state.game
         legal = decision.legal_actions
-        view = g.layout.split(decision.observation)
+        obs = decision.observation
+        view = g.layout.split(obs if g.perfect else obs.copy())  # _recall writes into the copy
+        if not g.perfect:
+            self._recall(g, view)
         phase = int(np.argmax(view["decision"]))  # draw, play, drop, solo_play
         if phase == 0:
             return self._draw(g, view, legal)
@@ -40,8 +49,25 @@ class HeuristicAgent:
         card = held[0]
         gain, pos = self._best_play(g, view, card)
         if pos is not None and gain > 0 and g.play_ids[pos] in legal:
+            if not g.perfect:
+                self._mine.setdefault(pos, []).append(card)
             return g.play_ids[pos]
         return self._discard(g, view)
+
+    def _recall(self, g, view) -> None:
+        """Write the remembered cards of my own sequences into the view (table memory)."""
+        sizes = np.rint(view["seq_size"][0] * MAX_SEQUENCE).astype(int)
+        for pos in list(self._mine):
+            if len(self._mine[pos]) != sizes[pos]:
+                del self._mine[pos]
+        for pos, cards in self._mine.items():
+            row = np.zeros(g.num_types, dtype=np.float32)
+            for x in cards:
+                row[x] += 1
+            view["seq"][0, pos] = row
+            if g.karim:
+                view["seq_bottom"][0, pos] = 0
+                view["seq_bottom"][0, pos, cards[0]] = 1
 
     # -- decisions ------------------------------------------------------------------------------
     def _draw(self, g, view, legal: list[int]) -> int:
