@@ -556,8 +556,9 @@ class BarakkaState(State):
                     continue
                 cards = []
                 for j, x in enumerate(st):
-                    down = g.karim and j == 0
-                    visible = player is None or (perfect and (p == player or True)) or (j == len(st) - 1 and not down)
+                    down = g.karim and j == 0  # face down, shown to the opponent when placed
+                    # perfect memory remembers every card of every sequence; the table shows tops
+                    visible = player is None or perfect or (j == len(st) - 1 and not down)
                     label = names[x] if visible else "?"
                     cards.append(f"[{label}]" if down else label)
                 out.append(f"  sequence {k + 1}: " + " ".join(cards))
