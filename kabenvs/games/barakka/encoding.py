@@ -60,6 +60,8 @@ def build_layout(game: "BarakkaGame") -> ObservationLayout:
         lay.add("rose", n + 1, "Desert Rose holder, seat-relative; last = supply")
     lay.add("turn", 1, "turns played / turn cap (solo: / turns of the game)")
     game._off = {name: lay.offset(name) for name in lay.blocks()}
+    game.unseen_slice = lay["unseen"]
+    game.seq_size_slice = lay["seq_size"]
     return lay
 
 
@@ -90,7 +92,7 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
             seen.append(x)
     seq0, top0 = off["seq"], off["seq_top"]
     bot0 = off.get("seq_bottom", 0)
-    sizes: list[tuple[int, int]] = []
+    sizes: list[tuple[int, int]] = []  # (row, cards) of each started sequence
     for q in range(n):
         r = (q - player) % n
         for k, st in enumerate(state.seqs[q]):
@@ -152,14 +154,15 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
         add(off["token"] + (n if state.token < 0 else (state.token - player) % n))
     if karim:
         add(off["rose"] + (n if state.rose < 0 else (state.rose - player) % n))
-    buf = np.bincount(np.array(ones, dtype=np.intp), minlength=g.layout.size).astype(np.float32)
-    # unseen = every card of the game minus what this observation shows
     o = off["unseen"]
-    buf[o: o + T] = g.total_counts - np.bincount(np.array(seen, dtype=np.intp), minlength=T)
-    # the few entries that are fractions
+    ones.extend([o + x for x in seen])  # counted here, turned into "unseen" below
     o = off["seq_size"]
     for row, m in sizes:
-        buf[o + row] = m / MAX_SEQUENCE
+        ones.extend([o + row] * m)  # scaled to m / 5 below
+    buf = np.bincount(np.array(ones, dtype=np.intp), minlength=g.layout.size).astype(np.float32)
+    unseen = buf[g.unseen_slice]
+    np.subtract(g.total_counts, unseen, out=unseen)  # every card of the game minus those shown
+    buf[g.seq_size_slice] *= 1.0 / MAX_SEQUENCE
     total = g.num_cards
     o = off["pile_size"]
     for i, pile in enumerate(state.piles):
