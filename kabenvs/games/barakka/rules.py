@@ -234,6 +234,7 @@ class BarakkaGame(Game):
             else "solo: discard the kept card too (out of the game)",
         )
         self.discard_ids = list(r)
+        self.mask_cache: dict[tuple[int, ...], np.ndarray] = {}
         self.kind_of_id = [cat.kind(a) for a in range(cat.size)]
         self.index_of_id = [cat.move(a)[-1] - 1 if isinstance(cat.move(a)[-1], int) else -1 for a in range(cat.size)]
         # play ids carry the position: colour index (base) or sequence index (El-Karim)
@@ -316,6 +317,16 @@ class BarakkaState(State):
         if started < len(seqs):
             singles.append(started)
         return singles
+
+    def legal_mask(self) -> np.ndarray:
+        # Few distinct legal sets exist (a draw, or one play id plus the discards): cache their masks.
+        legal = self.legal_actions()
+        key = tuple(legal)
+        mask = self.game.mask_cache.get(key)
+        if mask is None:
+            mask = super().legal_mask()
+            self.game.mask_cache[key] = mask
+        return mask.copy()
 
     def _legal_actions(self) -> list[int]:
         g = self.game
