@@ -47,3 +47,14 @@ def test_heuristic_beats_random_over_1000_games():
     assert result.games == 1000
     low, _ = result.interval(0)
     assert low > 0.9, result.table()
+
+
+def test_one_bot_reused_across_table_memory_games_stays_legal():
+    """The bot's own memory (table mode) must not leak from one game into the next."""
+    from kabenvs.agents.base import play_game
+
+    game = BarakkaGame(memory="table", el_karim=True)
+    bot, rnd = HeuristicAgent(seed=1), RandomAgent(seed=2)
+    for seed in range(3):
+        state = play_game(game.new_state(seed), [bot, rnd])
+        assert state.current_player is None and not state.truncated

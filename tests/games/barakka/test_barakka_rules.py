@@ -388,3 +388,22 @@ def test_config_errors_name_the_field():
         BarakkaGame(el_karim="yes")
     with pytest.raises(ConfigError, match="no colour"):
         BarakkaGame().card("basr", 1)
+
+
+def test_env_info_carries_final_scores_and_breakdown():
+    env = kabenvs.make("barakka_v0", reward="score")
+    env.reset(seed=4)
+    final = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            final[agent] = (reward, info)
+            env.step(None)
+            continue
+        env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+    reward0, info = final["player_0"]
+    scores = info["scores"]
+    assert len(info["players"]) == 2 and all("sequences" in p for p in info["players"])
+    assert [p["score"] for p in info["players"]] == scores
+    assert reward0 == pytest.approx((scores[0] - scores[1]) / 100.0)
+    assert final["player_1"][0] == pytest.approx(-reward0)
