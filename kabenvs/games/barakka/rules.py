@@ -134,11 +134,9 @@ class BarakkaGame(Game):
         {"num_players": 1, "memory": "table", "el_karim": True, "el_basr": True, "el_portugues": True},
     ]
 
-    def __init__(self, config=None, **options) -> None:
-        super().__init__(config, **options)  # calls build_catalog/build_layout (they use _setup)
-
     # -- what follows from the config -------------------------------------------------------
     def _setup(self) -> None:
+        """Colours, deck and sizes; run by the first builder ``Game.__init__`` calls."""
         if getattr(self, "_ready", False):
             return
         cfg = self.config
