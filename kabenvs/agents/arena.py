@@ -67,12 +67,14 @@ def play_match(
     seed: int = 0,
     names: Sequence[str] | None = None,
     keep_states: bool = False,
-    on_game: Callable[[State, list[int]], None] | None = None,
+    on_game: Callable[[State, list[int], int], None] | None = None,
 ) -> MatchResult:
     """``agents[i]`` is the i-th competitor; with fewer competitors than seats they repeat in turn.
 
-    Each deal is played ``num_players`` times with the seating rotated; ``on_game(state, seating)``
-    sees every finished game (``seating[seat]`` = competitor index), e.g. to write a game log.
+    Each deal is played ``num_players`` times with the seating rotated; ``on_game(state, seating,
+    deal_seed)`` sees every finished game (``seating[seat]`` = competitor index; the game was dealt
+    by ``game.new_state(np.random.default_rng(deal_seed))`` and ``state.history`` replays it), e.g.
+    to write a game log.
     """
     n = game.num_players
     k = len(agents)
@@ -107,5 +109,5 @@ def play_match(
             if keep_states:
                 result.states.append(state)
             if on_game is not None:
-                on_game(state, seating)
+                on_game(state, seating, int(seeds[d]))
     return result

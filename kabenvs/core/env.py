@@ -50,6 +50,7 @@ class GameEnv(AECEnv):
         self._master_rng = np.random.default_rng()
         self.state: State | None = None
         self._steps = 0
+        self.agents = self.possible_agents[:]  # as PettingZoo classic envs: known before reset
 
     # -- spaces -------------------------------------------------------------------------------
     def observation_space(self, agent: str):

@@ -18,11 +18,11 @@ class ConfigError(KabenvsError, ValueError):
 class IllegalActionError(KabenvsError, ValueError):
     """An action that is not legal now. Raised before anything changes, so the state is untouched."""
 
-    def __init__(self, action, decision: str, legal: list[str]):
+    def __init__(self, action, decision: str, legal: list[str], label: str | None = None):
         self.action = action
         self.decision = decision
         self.legal = legal
         shown = ", ".join(legal[:40]) + (f", ... ({len(legal)} in all)" if len(legal) > 40 else "")
         super().__init__(
-            f"illegal action {action!r} for the decision {decision!r}; legal choices: {shown or 'none'}"
+            f"illegal action {action!r}{f' ({label})' if label else ''} for the decision {decision!r}; legal choices: {shown or 'none'}"
         )

@@ -10,7 +10,8 @@ Conventions that let the base class do the boring parts for every game:
 * A state's public attributes (names without a leading underscore) are JSON-native values
   (ints, floats, strings, bools, None, lists, dicts with string keys). ``to_json``/``from_json``
   and ``clone`` copy exactly those, plus the generator's state; attributes starting with ``_``
-  are caches, rebuilt by ``_reset_caches`` (called after restoring and on every ``apply``).
+  are caches: ``_reset_caches`` drops them all (after restoring, cloning, ``touch``); ``apply``
+  drops only the legality cache, so a game that keeps another cache updates it in ``_apply``.
 * ``current_player`` is a plain attribute: the seat that must decide now, also out of turn,
   ``None`` once the game is over.
 * Legality lives in one place, ``_legal_actions``; ``legal_mask`` and ``apply`` both read it.
@@ -185,10 +186,14 @@ class State:
         except (TypeError, ValueError, OverflowError):
             raise IllegalActionError(action, self.decision(), self._legal_names()) from None
         if not self.is_legal(a):
-            raise IllegalActionError(action, self.decision(), self._legal_names())
+            label = self.action_name(a) if 0 <= a < self.game.catalog.size else "no such action id"
+            raise IllegalActionError(action, self.decision(), self._legal_names(), label)
         self.history.append(a)
         self._apply(a)
-        self._reset_caches()
+        # Only legality is forgotten here; a game's other caches (a cached public board for
+        # observations, say) are kept up to date by its _apply, which knows what changed.
+        self._legal = None
+        self._legal_set = None
 
     def _legal_names(self) -> list[str]:
         return [f"{a}: {self.action_name(a)}" for a in self.legal_actions()]
@@ -237,6 +242,10 @@ class State:
             game = game_class(env_id)(**config)
         elif env_id != game.env_id:
             raise ConfigError(f"saved state is for {env_id!r}, not {game.env_id!r}")
+        elif config != game.config.to_dict():
+            raise ConfigError(
+                f"saved state is for {env_id} with config {config}, but this game has {game.config.to_dict()}"
+            )
         state = game.State.__new__(game.State)
         state.__dict__.update(copy.deepcopy(fields))
         state.game = game

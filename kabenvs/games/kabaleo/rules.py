@@ -80,6 +80,9 @@ class KabaleoGame(Game):
             [[self.catalog.id("place", c, s) for s in range(self.num_spots)] for c in range(self.num_colours)]
         )
         self.pass_id = self.catalog.id("pass")
+        lay = self.layout
+        self.board_slice = slice(lay.offset("base"), lay["board_count"].stop)
+        self.board_offsets = {b: lay.offset(b) - lay.offset("base") for b in ("base", "top", "height", "stack", "board_count")}
         # _apply decodes a placement arithmetically; this keeps the catalog honest about it.
         assert all(self.place_ids[c, s] == c * self.num_spots + s for c in range(self.num_colours) for s in range(self.num_spots))
 
@@ -104,15 +107,15 @@ class KabaleoGame(Game):
         lay.add("my_colour", 6, "one-hot: my secret target colour")
         lay.add("to_move", n, "one-hot, seat-relative (0 = me): who decides now")
         lay.add("stock", (n, 6), "pieces of each colour in each player's stock (seat-relative), / 6")
+        lay.add("played", (n, 6), "pieces of each colour each player has placed (seat-relative) / 6")
+        lay.add("covered", (n, 6), "times each player placed a piece over a top of each colour / 6")
+        lay.add("cancels", n, "cancellations each player made / 6")
         lay.add("last_spot", spots, "one-hot: spot of the last move (forbidden now); all 0 before the first move")
         lay.add("base", (spots, 6), "one-hot colour of each spot's base")
         lay.add("top", (spots, 6), "one-hot colour each spot shows now (its top piece, or the base)")
         lay.add("height", spots, "pieces on each base / total pieces in play")
         lay.add("stack", (spots, height, 6), "the whole stack: one-hot colour of piece k (0 = lowest) on each spot")
         lay.add("board_count", 6, "spots showing each colour / number of spots")
-        lay.add("played", (n, 6), "pieces of each colour each player has placed (seat-relative) / 6")
-        lay.add("covered", (n, 6), "times each player placed a piece over a top of each colour / 6")
-        lay.add("cancels", n, "cancellations each player made / 6")
         return lay
 
     def max_decisions(self) -> int:
@@ -153,18 +156,16 @@ class KabaleoState(State):
 
     # -- legality and moves -------------------------------------------------------------------
     def _placements(self) -> list[int]:
-        g = self.game
-        p = self.current_player
-        ids = g.place_ids
-        out = []
-        for c, count in enumerate(self.stock[p]):
-            if not count:
-                continue
-            row = ids[c]
-            for s, stack in enumerate(self.spots):
-                if s == self.last_spot or (len(stack) == 1 and stack[0] == c):
-                    continue
-                out.append(int(row[s]))
+        # Forbidden: the last-move spot, and an uncovered base for a piece of its own colour.
+        # Place ids are c * spots + s (asserted in KabaleoGame.__init__).
+        nspots = self.game.num_spots
+        last = self.last_spot
+        bare = [st[0] if len(st) == 1 else -1 for st in self.spots]  # colour of each uncovered base
+        out: list[int] = []
+        for c, count in enumerate(self.stock[self.current_player]):
+            if count:
+                first = c * nspots
+                out.extend([first + s for s in range(nspots) if s != last and bare[s] != c])
         return out
 
     def _legal_actions(self) -> list[int]:
@@ -177,6 +178,9 @@ class KabaleoState(State):
             c, s = divmod(action, g.num_spots)  # place ids are c * spots + s (see build_catalog)
             stack = self.spots[s]
             top = stack[-1]
+            cached = self._board is not None
+            if cached:
+                self._write_spot(s, -1.0)
             self.stock[p][c] -= 1
             self.played[p][c] += 1
             self.covered[p][top] += 1
@@ -186,6 +190,8 @@ class KabaleoState(State):
                 self.cancels[p] += 1
             else:
                 stack.append(c)
+            if cached:
+                self._write_spot(s, +1.0)
             self.last_spot = s
         self.current_player = self._next_player(p)
 
@@ -279,41 +285,52 @@ class KabaleoState(State):
         buf[lay.offset("my_colour") + self.targets[player]] = 1.0
         if self.current_player is not None:
             buf[lay.offset("to_move") + (self.current_player - player) % n] = 1.0
-        stock = lay.view(buf, "stock")
-        played = lay.view(buf, "played")
-        covered = lay.view(buf, "covered")
-        cancels = lay.view(buf, "cancels")
-        nc = g.num_colours
-        for p in range(n):
-            r = (p - player) % n
-            stock[r, :nc] = self.stock[p]
-            played[r, :nc] = self.played[p]
-            covered[r, :nc] = self.covered[p]
-            cancels[r] = self.cancels[p]
-        stock /= 6.0
-        played /= 6.0
-        covered /= 6.0
-        cancels /= 6.0
+        # stock, played, covered, cancels are contiguous: fill them with one assignment
+        pad = [0] * (6 - g.num_colours)
+        order = [(player + r) % n for r in range(n)]  # seat-relative rows: row 0 is me
+        vals: list[int] = []
+        for table in (self.stock, self.played, self.covered):
+            for p in order:
+                vals += table[p]
+                vals += pad
+        vals += [self.cancels[p] for p in order]
+        lo, hi = lay.offset("stock"), lay["cancels"].stop
+        buf[lo:hi] = vals
+        buf[lo:hi] *= 1.0 / 6.0
         if self.last_spot is not None:
             buf[lay.offset("last_spot") + self.last_spot] = 1.0
-        base0, top0, h0, st0, bc0 = (
-            lay.offset("base"), lay.offset("top"), lay.offset("height"), lay.offset("stack"), lay.offset("board_count")
-        )
-        level_stride = 6
-        spot_stride = g.max_height * 6
-        inv_total = 1.0 / g.total_pieces
-        inv_spots = 1.0 / g.num_spots
-        for s, stack in enumerate(self.spots):
-            buf[base0 + 6 * s + stack[0]] = 1.0
-            buf[top0 + 6 * s + stack[-1]] = 1.0
-            buf[bc0 + stack[-1]] += inv_spots
-            h = len(stack) - 1
-            if h:
-                buf[h0 + s] = h * inv_total
-                o = st0 + s * spot_stride
-                for k in range(h):
-                    buf[o + k * level_stride + stack[k + 1]] = 1.0
+        buf[g.board_slice] = self._board_vector()
         return buf
+
+    # The public board part of the observation (base, top, height, stack, board_count) is the
+    # same for every seat; it is cached and updated per move in _apply, because rebuilding it
+    # from all stacks every step cost more than the rest of a step together.
+    def _board_vector(self) -> np.ndarray:
+        if self._board is None:
+            g = self.game
+            self._board = np.zeros(g.board_slice.stop - g.board_slice.start, dtype=np.float32)
+            for s in range(g.num_spots):
+                self._write_spot(s, +1.0)
+        return self._board
+
+    def _write_spot(self, s: int, sign: float) -> None:
+        """Add (+1) or remove (-1) spot ``s``'s current stack in the cached board vector."""
+        g = self.game
+        board = self._board
+        o = g.board_offsets
+        stack = self.spots[s]
+        value = 1.0 if sign > 0 else 0.0
+        board[o["base"] + 6 * s + stack[0]] = value
+        board[o["top"] + 6 * s + stack[-1]] = value
+        board[o["height"] + s] = (len(stack) - 1) / g.total_pieces if sign > 0 else 0.0
+        first = o["stack"] + s * g.max_height * 6 - 6  # piece k (k >= 1 in the list) at first + 6k
+        for k in range(1, len(stack)):
+            board[first + 6 * k + stack[k]] = value
+        board[o["board_count"] + stack[-1]] += sign / g.num_spots
+
+    def _reset_caches(self) -> None:
+        super()._reset_caches()
+        self._board: np.ndarray | None = None
 
     def resample_hidden(self, player: int, rng=None) -> "KabaleoState":
         """Re-deal the other players' targets among the colours ``player`` does not hold."""

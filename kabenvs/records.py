@@ -1,0 +1,270 @@
+"""Game logs: one JSON line per finished (or abandoned) game, for any registered game.
+
+A record is enough to replay the game exactly: the env id and game config rebuild the ``Game``,
+``game.new_state(np.random.default_rng(seed))`` re-deals it, and the recorded actions are applied
+in order (the state's own generator covers later chance). The record also says who sat where
+(human, trained model with its file hash, heuristic or random bot), every action with the seat
+that took it and its readable name, and the result, so logs can be summarised without replaying
+(``training/human_results.py``).
+
+Record layout (``version`` 1)::
+
+    {"format": "kabenvs-game-log", "version": 1, "kabenvs_version": "0.1.0",
+     "env_id": "kabaleo_v0", "config": {...}, "seed": 123,
+     "seats": [{"kind": "human", "name": "ann", "model_path": null, "model_hash": null}, ...],
+     "actions": [{"player": 0, "action": 17, "name": "place green on spot 1"}, ...],
+     "result": {"finished": true, "truncated": false, "winners": [0], "returns": [1.0, -1.0],
+                "scores": [5.0, 3.0], "final_info": {...}},
+     "final_state_sha256": "...", "meta": {...}}
+
+``finished`` is false for a game abandoned before its end (a human typed ``quit``); its winners are
+empty and its returns zero. ``truncated`` is true when the game's own limit ended it without a
+result. Summaries count neither as a result.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kabenvs.core.errors import ConfigError, IllegalActionError
+from kabenvs.core.game import Game, State
+from kabenvs.core.registry import game_class
+
+FORMAT = "kabenvs-game-log"
+VERSION = 1
+SEAT_KINDS = ("human", "model", "heuristic", "random")
+_SEAT_KEYS = ("kind", "name", "model_path", "model_hash")
+_REQUIRED = ("env_id", "config", "seed", "seats", "actions", "result")
+
+
+class RecordError(ValueError):
+    """A game log that cannot be read or a record that does not replay; the message says where."""
+
+
+def model_hash(path: str | os.PathLike) -> str:
+    """The identity of a trained model in game logs: the SHA-256 (hex) of its file, as
+    ``kabenvs.agents.policy.model_hash`` computes it for the ``.zip`` archive."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def state_hash(state: State) -> str:
+    """SHA-256 of the state's exact JSON (fields, history and generator): 'the same game' check."""
+    return hashlib.sha256(state.to_json().encode()).hexdigest()
+
+
+def normalise_seat(seat: dict[str, Any], index: int) -> dict[str, Any]:
+    if not isinstance(seat, dict):
+        raise ValueError(f"seat {index} must be a dict like {{'kind': 'human', 'name': ...}}, got {seat!r}")
+    kind = seat.get("kind")
+    if kind not in SEAT_KINDS:
+        raise ValueError(f"seat {index}: kind={kind!r} is not one of {list(SEAT_KINDS)}")
+    seat = dict(seat)
+    # PolicyAgent.seat_info() says "path"/"hash"; the log's names are model_path/model_hash
+    for short, full in (("path", "model_path"), ("hash", "model_hash")):
+        if short in seat and seat.get(full) is None:
+            seat[full] = seat.pop(short)
+    out = {key: seat.get(key) for key in _SEAT_KEYS}
+    if out["name"] is None:
+        out["name"] = kind
+    for key, value in seat.items():  # extra facts (an agent's seed, a player's label) are kept
+        if key not in out:
+            out[key] = value
+    if kind == "model" and not out["model_hash"]:
+        raise ValueError(f"seat {index}: a model seat needs its model_hash (see records.model_hash)")
+    return out
+
+
+def _plain(value: Any) -> Any:
+    """JSON-native copy (numpy scalars/arrays from a game's final_info become ints/floats/lists)."""
+    return json.loads(json.dumps(value, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serialisable")
+
+
+def result_of(state: State) -> dict[str, Any]:
+    """Winners, returns, scores and the game's final facts; an unfinished game has no result."""
+    finished = state.current_player is None
+    truncated = bool(state.truncated)
+    if finished and not truncated:
+        return {
+            "finished": True,
+            "truncated": False,
+            "winners": [int(p) for p in state.winners()],
+            "returns": [float(r) for r in state.returns()],
+            "scores": _plain(state.scores()),
+            "final_info": _plain(state.final_info()),
+        }
+    return {
+        "finished": finished,
+        "truncated": truncated,
+        "winners": [],
+        "returns": [0.0] * state.num_players,
+        "scores": None,
+        "final_info": None,
+    }
+
+
+def make_record(
+    state: State,
+    seats: Sequence[dict[str, Any]],
+    deal_seed: int,
+    meta: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The log record of ``state``, dealt by ``game.new_state(np.random.default_rng(deal_seed))``.
+
+    The history is replayed from the deal to learn who took each action (decisions are not turns:
+    reactions come out of turn), which also proves the record replays; a history that does not
+    follow from ``deal_seed`` raises ``RecordError``.
+    """
+    game = state.game
+    if len(seats) != game.num_players:
+        raise ValueError(f"{len(seats)} seat(s) given for a {game.num_players}-player game")
+    seat_list = [normalise_seat(s, i) for i, s in enumerate(seats)]
+    replay = game.new_state(np.random.default_rng(int(deal_seed)))
+    actions = []
+    for step, action in enumerate(state.history):
+        player = replay.current_player
+        try:
+            name = replay.action_name(action)
+            replay.apply(action)
+        except (IllegalActionError, IndexError) as exc:
+            raise RecordError(
+                f"the game's history does not replay from deal seed {deal_seed} at step {step}: {exc}"
+            ) from None
+        actions.append({"player": player, "action": int(action), "name": name})
+    record = {
+        "format": FORMAT,
+        "version": VERSION,
+        "kabenvs_version": _version(),
+        "env_id": game.env_id,
+        "config": game.config.to_dict(),
+        "seed": int(deal_seed),
+        "seats": seat_list,
+        "actions": actions,
+        "result": result_of(state),
+        "final_state_sha256": state_hash(state),
+    }
+    if meta:
+        record["meta"] = _plain(meta)
+    return record
+
+
+def _version() -> str:
+    import kabenvs
+
+    return kabenvs.__version__
+
+
+def append_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
+    """Append one record as one JSON line (the parent folder is created if needed)."""
+    path = Path(path)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(record, sort_keys=True, separators=(",", ":"), default=_json_default)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")  # one write per record: concurrent writers do not interleave lines
+
+
+def read_records(path: str | os.PathLike) -> list[dict[str, Any]]:
+    """Every record of a game log; blank lines are skipped. Errors name the file and the line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RecordError(f"{path}: no such game log") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RecordError(f"{path}: cannot read the game log ({exc})") from None
+    records = []
+    for lineno, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}, line {lineno}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise RecordError(f"{where}: not a JSON game record ({exc.msg} at column {exc.colno})") from None
+        check_record(record, where)
+        records.append(record)
+    return records
+
+
+def check_record(record: Any, where: str = "record") -> None:
+    """Shape checks that make later errors impossible to misread (not a replay)."""
+    if not isinstance(record, dict):
+        raise RecordError(f"{where}: a game record must be a JSON object, got {type(record).__name__}")
+    missing = [k for k in _REQUIRED if k not in record]
+    if missing:
+        raise RecordError(f"{where}: not a kabenvs game record (missing {', '.join(missing)})")
+    if record.get("version", VERSION) > VERSION:
+        raise RecordError(
+            f"{where}: record version {record['version']} is newer than this kabenvs reads ({VERSION})"
+        )
+    if not isinstance(record["seats"], list) or not isinstance(record["actions"], list):
+        raise RecordError(f"{where}: 'seats' and 'actions' must be lists")
+    for i, act in enumerate(record["actions"]):
+        if not isinstance(act, dict) or "action" not in act or "player" not in act:
+            raise RecordError(f"{where}: action {i} must be an object with 'player' and 'action'")
+    result = record["result"]
+    if not isinstance(result, dict) or "winners" not in result or "returns" not in result:
+        raise RecordError(f"{where}: 'result' must hold 'winners' and 'returns'")
+
+
+def game_of(record: dict[str, Any]) -> Game:
+    """The ``Game`` a record was played in (its env id and config)."""
+    try:
+        return game_class(record["env_id"])(**record["config"])
+    except ConfigError as exc:
+        raise RecordError(f"cannot rebuild the game of this record: {exc}") from None
+
+
+def replay_states(record: dict[str, Any], game: Game | None = None) -> Iterator[State]:
+    """The states of a logged game, from the deal to the end: one more state than actions.
+
+    Each yielded state is a copy the caller may keep. A record that does not replay (an action
+    that is not legal, a different deciding seat, a different final state) raises ``RecordError``
+    naming the step, so a log made by a different rules version cannot pass for the same game.
+    """
+    check_record(record)
+    game = game if game is not None else game_of(record)
+    state = game.new_state(np.random.default_rng(int(record["seed"])))
+    yield state.clone()
+    for step, act in enumerate(record["actions"]):
+        action, player = act["action"], act["player"]
+        if state.current_player != player:
+            raise RecordError(
+                f"replay diverges at step {step}: the log says player {player} decides, "
+                f"the game says {state.current_player}"
+            )
+        try:
+            state.apply(action)
+        except IllegalActionError as exc:
+            raise RecordError(f"replay diverges at step {step}: {exc}") from None
+        name = act.get("name")
+        if name is not None and state.action_name(action) != name:
+            raise RecordError(
+                f"replay diverges at step {step}: action {action} is {state.action_name(action)!r} "
+                f"now but {name!r} in the log (a different version of the game?)"
+            )
+        yield state.clone()
+    expected = record.get("final_state_sha256")
+    if expected and state_hash(state) != expected:
+        raise RecordError("replay reaches a different final state than the log recorded")

@@ -1,0 +1,171 @@
+"""Speed of every kabenvs env, side by side with PettingZoo's own classic envs, in one run.
+
+    python scripts/benchmark.py [--seconds 3] [--env kabaleo_v0 ...] [--all-configs] [--json]
+                                [--training [--training-seconds 60]]
+
+Rows:
+* ``AEC``: random legal play through the full AEC loop - ``agent_iter``, ``last()`` with the
+  observation and mask every step, ``step`` - for every kabenvs env id and for PettingZoo's
+  ``tictactoe_v3`` and ``connect_four_v3`` (``env()``, with their default wrappers).
+* ``raw``: the same random play on kabenvs' ``State`` directly (no adapter, no observation).
+* ``--training``: learner environment steps per second of MaskablePPO learning on this machine,
+  per game with 2 players, next to PettingZoo's SB3 action-masking tutorial pattern on
+  connect_four_v3 (see ``training/throughput.py``).
+
+Every row uses the same cheap picker (``random.choice`` over the mask's nonzero indices), so the
+numbers compare the environments, not the pickers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import kabenvs  # noqa: E402
+from kabenvs.core.errors import ConfigError  # noqa: E402
+from kabenvs.core.registry import game_class  # noqa: E402
+
+
+def bench_aec(env, seconds: float, seed: int = 0) -> dict:
+    rnd = random.Random(seed)
+    steps = games = 0
+    flatnonzero = np.flatnonzero
+    start = time.perf_counter()
+    deadline = start + seconds
+    episode = 0
+    while time.perf_counter() < deadline:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(rnd.choice(flatnonzero(obs["action_mask"]).tolist()))
+            steps += 1
+        games += 1
+    elapsed = time.perf_counter() - start
+    return {"agent_steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
+            "mean_game_length": steps / max(games, 1), "games": games, "seconds": elapsed}
+
+
+def bench_raw(game, seconds: float, seed: int = 0) -> dict:
+    rnd = random.Random(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        state = game.new_state(np.random.default_rng(seed + games))
+        limit = game.max_decisions()
+        n = 0
+        while state.current_player is not None and n < limit:
+            state.apply(rnd.choice(state.legal_actions()))
+            n += 1
+        steps += n
+        games += 1
+    elapsed = time.perf_counter() - start
+    return {"agent_steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
+            "mean_game_length": steps / max(games, 1), "games": games, "seconds": elapsed}
+
+
+def pettingzoo_rows(seconds: float) -> list[dict]:
+    from pettingzoo.classic import connect_four_v3, tictactoe_v3
+
+    rows = []
+    for name, module in (("tictactoe_v3", tictactoe_v3), ("connect_four_v3", connect_four_v3)):
+        r = bench_aec(module.env(), seconds)
+        rows.append({"env": f"pettingzoo {name}", "loop": "AEC", "config": {}, **r})
+    return rows
+
+
+def kabenvs_rows(env_ids: list[str], seconds: float, all_configs: bool) -> list[dict]:
+    rows = []
+    for eid in env_ids:
+        cls = game_class(eid)
+        configs = cls.test_configs if all_configs else [cls.test_configs[0]]
+        for cfg in configs:
+            env = kabenvs.make(eid, **cfg)
+            rows.append({"env": eid, "loop": "AEC", "config": cfg, **bench_aec(env, seconds)})
+            rows.append({"env": eid, "loop": "raw", "config": cfg, **bench_raw(env.game, seconds)})
+    return rows
+
+
+def training_rows(env_ids: list[str], seconds: float) -> list[dict]:
+    try:
+        from training.throughput import measure_training_throughput, measure_tutorial_baseline
+    except ImportError as exc:
+        print(f"training throughput unavailable ({exc}); install the 'train' extra", file=sys.stderr)
+        return []
+    rows = [{"env": "pettingzoo connect_four_v3 (SB3 tutorial pattern)", "loop": "train",
+             **measure_tutorial_baseline(seconds)}]
+    for eid in env_ids:
+        cls = game_class(eid)
+        cfg = next((c for c in cls.test_configs if c.get("num_players", 2) == 2), cls.test_configs[0])
+        rows.append({"env": eid, "loop": "train", "config": cfg,
+                     **measure_training_throughput(eid, cfg, seconds)})
+    return rows
+
+
+def print_table(rows: list[dict]) -> None:
+    ref = {r["env"].split()[-1]: r["agent_steps_per_s"] for r in rows if r["env"].startswith("pettingzoo")
+           and r["loop"] == "AEC"}
+    print(f"{'env':<34} {'loop':<5} {'agent-steps/s':>13} {'games/s':>9} {'mean len':>9} "
+          f"{'x tictactoe':>11} {'x connect4':>10}  config")
+    for r in rows:
+        if r["loop"] == "train":
+            continue
+        sps = r["agent_steps_per_s"]
+        t = sps / ref["tictactoe_v3"] if "tictactoe_v3" in ref else float("nan")
+        c = sps / ref["connect_four_v3"] if "connect_four_v3" in ref else float("nan")
+        cfg = ",".join(f"{k}={v}" for k, v in sorted(r.get("config", {}).items()))
+        print(f"{r['env']:<34} {r['loop']:<5} {sps:>13,.0f} {r['games_per_s']:>9,.1f} "
+              f"{r['mean_game_length']:>9.1f} {t:>11.2f} {c:>10.2f}  {cfg}")
+    train = [r for r in rows if r["loop"] == "train"]
+    if train:
+        base = train[0]["env_steps_per_s"]
+        print(f"\n{'training throughput':<52} {'env-steps/s':>11} {'x tutorial':>10} "
+              f"{'env':>6} {'opponents':>9} {'update':>7}")
+        for r in train:
+            print(f"{r['env']:<52} {r['env_steps_per_s']:>11,.0f} {r['env_steps_per_s'] / base:>10.2f} "
+                  f"{r.get('share_env', float('nan')):>6.0%} {r.get('share_opponents', float('nan')):>9.0%} "
+                  f"{r.get('share_update', float('nan')):>7.0%}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per row (default 3)")
+    parser.add_argument("--env", nargs="*", default=None, help="env ids (default: all registered)")
+    parser.add_argument("--all-configs", action="store_true", help="every test config of each game")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--training", action="store_true", help="add MaskablePPO training throughput rows")
+    parser.add_argument("--training-seconds", type=float, default=60.0)
+    args = parser.parse_args(argv)
+    env_ids = args.env or kabenvs.ENV_IDS
+    try:
+        for eid in env_ids:
+            game_class(eid)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    rows = pettingzoo_rows(args.seconds) + kabenvs_rows(env_ids, args.seconds, args.all_configs)
+    if args.training:
+        rows += training_rows(env_ids, args.training_seconds)
+    if args.json:
+        print(json.dumps({"machine": platform.machine(), "python": platform.python_version(),
+                          "kabenvs": kabenvs.__version__, "rows": rows}, indent=2))
+    else:
+        print_table(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

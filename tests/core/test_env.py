@@ -1,0 +1,93 @@
+"""The adapter's own behaviour beyond PettingZoo's api_test."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kabenvs
+from kabenvs.core.errors import ConfigError, IllegalActionError
+
+
+def test_step_before_reset_is_a_clear_error():
+    env = kabenvs.make("kabaleo_v0")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+
+
+def test_none_for_a_live_agent_is_illegal_and_changes_nothing():
+    env = kabenvs.make("kabaleo_v0")
+    env.reset(seed=3)
+    before = env.unwrapped.state.to_json()
+    with pytest.raises(IllegalActionError, match="legal choices"):
+        env.step(None)
+    assert env.unwrapped.state.to_json() == before
+
+
+def test_max_steps_truncates_everyone():
+    env = kabenvs.make("kabaleo_v0", max_steps=5)
+    env.reset(seed=1)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            assert trunc and not term and reward == 0.0 and info["truncated_by"] == "max_steps"
+            env.step(None)
+            continue
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        steps += 1
+    assert steps == 5
+    with pytest.raises(ConfigError, match="max_steps"):
+        kabenvs.make("kabaleo_v0", max_steps=0)
+
+
+def test_rewards_and_final_info_reach_every_agent():
+    env = kabenvs.make("kabaleo_v0", num_players=3)
+    env.reset(seed=8)
+    finals = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            finals[agent] = (reward, info)
+            env.step(None)
+            continue
+        assert "targets" not in info  # revealed only at the end
+        env.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+    state = env.unwrapped.state
+    assert set(finals) == set(env.possible_agents)
+    for i, agent in enumerate(env.possible_agents):
+        reward, info = finals[agent]
+        assert reward == state.returns()[i]
+        assert info["winners"] == state.winners() and len(info["targets"]) == 3
+
+
+def test_reset_from_a_finished_game():
+    env = kabenvs.make("kabaleo_v0")
+    env.reset(seed=2)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    saved = env.unwrapped.state.to_json()
+    env2 = kabenvs.make("kabaleo_v0")
+    env2.reset(options={"state": saved})
+    assert all(env2.terminations.values())
+    with pytest.raises(ConfigError, match="not a saved kabenvs state"):
+        env2.reset(options={"state": "{not json"})
+    with pytest.raises(ConfigError):
+        kabenvs.make("kabaleo_v0", num_players=3).reset(options={"state": saved})
+
+
+def test_observation_is_a_copy_not_a_view_of_the_state():
+    env = kabenvs.make("kabaleo_v0")
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    snapshot = obs["observation"].copy()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    np.testing.assert_array_equal(obs["observation"], snapshot)
+
+
+def test_human_render_prints(capsys):
+    env = kabenvs.make("kabaleo_v0", render_mode="human")
+    env.reset(seed=0)
+    env.render()
+    assert "Kabaleo" in capsys.readouterr().out

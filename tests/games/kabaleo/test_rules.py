@@ -1,0 +1,207 @@
+"""Kabaleo rulebook scenarios on rigged setups (figures 5-8, tie-breaks, bans, modes)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import kabenvs
+from kabenvs.core.errors import ConfigError, IllegalActionError
+from kabenvs.games.kabaleo import COLOURS, KabaleoGame
+
+O, G, B, P, Y, U = range(6)  # orange green blue pink yellow purple
+
+
+def rigged(num_players=2, spots=None, stock=None, targets=None, player=0, last_spot=None, mode="random"):
+    game = KabaleoGame(num_players=num_players, mode=mode)
+    s = game.new_state(0)
+    nc = game.num_colours
+    if spots is not None:
+        # the rest of the board: bases keeping 4 of each colour in play
+        base = [sp[0] for sp in spots]
+        rest = [c for c in range(nc) for _ in range(4 - base.count(c))]
+        s.spots = [list(sp) for sp in spots] + [[c] for c in rest]
+    if stock is not None:
+        s.stock = [list(x) + [0] * (nc - len(x)) for x in stock]
+    if targets is not None:
+        s.targets = list(targets)
+    s.current_player = player
+    s.last_spot = last_spot
+    s.touch()
+    return game, s
+
+
+def place(game, s, colour, spot):
+    s.apply(game.catalog.id("place", colour, spot))
+
+
+def test_figure5_piece_on_base_takes_its_colour():
+    game, s = rigged(spots=[[G]], stock=[[1], [1]])
+    place(game, s, O, 0)
+    assert s.spots[0] == [G, O] and s.tops()[0] == O
+
+
+def test_figure6_piece_on_stack_changes_its_colour():
+    game, s = rigged(spots=[[G, O]], stock=[[0, 0, 1], [1]])
+    place(game, s, B, 0)
+    assert s.spots[0] == [G, O, B] and s.tops()[0] == B
+
+
+def test_figure7_same_colour_cancels_both_pieces():
+    game, s = rigged(spots=[[G, O, B]], stock=[[0, 0, 1], [1]])
+    place(game, s, B, 0)
+    assert s.spots[0] == [G, O] and s.tops()[0] == O
+    assert s.removed[B] == 2 and s.cancels[0] == 1
+
+
+def test_cancellation_down_to_the_base_brings_back_the_same_colour_ban():
+    game, s = rigged(spots=[[G, O]], stock=[[2, 2], [2, 2]], player=0)
+    place(game, s, O, 0)  # cancels the orange piece: the green base shows again
+    assert s.spots[0] == [G]
+    s.current_player, s.last_spot = 0, None
+    s.touch()
+    assert not s.is_legal(game.catalog.id("place", G, 0)), "green on an uncovered green base"
+    assert s.is_legal(game.catalog.id("place", O, 0))
+    with pytest.raises(IllegalActionError):
+        place(game, s, G, 0)
+
+
+def test_base_colour_ban_only_applies_to_an_uncovered_base():
+    game, s = rigged(spots=[[G], [G, O]], stock=[[1, 1], [1, 1]])
+    assert not s.is_legal(game.catalog.id("place", G, 0))
+    assert s.is_legal(game.catalog.id("place", G, 1)), "on a stack any colour may go"
+
+
+def test_last_move_spot_is_banned_also_after_a_cancel():
+    game, s = rigged(spots=[[G, O]], stock=[[2, 0, 2], [2, 0, 2]], player=0)
+    place(game, s, O, 0)  # a cancellation
+    assert s.current_player == 1 and s.last_spot == 0
+    assert not any(s.is_legal(game.catalog.id("place", c, 0)) for c in range(game.num_colours))
+    with pytest.raises(IllegalActionError, match="place blue on spot 0"):
+        s.apply(game.catalog.id("place", B, 0))
+    place(game, s, B, 1)
+    assert s.is_legal(game.catalog.id("place", B, 0)), "the ban moves with the last move"
+
+
+def test_no_height_limit():
+    game, s = rigged(stock=[[12], [12]])
+    alternate = [O, G]
+    for k in range(20):
+        s.spots[0].append(alternate[k % 2] if s.spots[0][-1] != alternate[k % 2] else alternate[(k + 1) % 2])
+    s.touch()
+    assert len(s.spots[0]) == 21
+    assert s.observation(0).shape == (game.observation_size,)
+
+
+def finished(num_players, board, targets):
+    """A finished game with the given final stacks (stocks empty)."""
+    game, s = rigged(num_players=num_players, stock=[[0]] * num_players, targets=targets)
+    s.spots = [list(x) for x in board]
+    s.current_player = None
+    s.touch()
+    return s
+
+
+def test_figure8_majority_wins():
+    # 2 players in play colours orange/green/blue/pink: pink shows on 6 spots, orange on 4.
+    board = [[P]] * 4 + [[O, P]] * 2 + [[O]] * 2 + [[G, O]] * 2 + [[G]] * 2 + [[B]] * 4
+    s = finished(2, board, targets=[P, O])
+    assert s.winners() == [0]
+    assert s.returns() == [1.0, -1.0]
+    info = s.final_info()
+    assert info["targets"] == ["pink", "orange"] and info["spots_per_colour"]["pink"] == 6
+
+
+def test_tie_break_covered_stacks():
+    # orange and green both show 4 spots; orange tops 2 covered stacks, green 1
+    board = [[O]] * 2 + [[B, O]] * 2 + [[G]] * 3 + [[P, G]] + [[O, B]] * 2 + [[G, P]] + [[B]] * 2 + [[P]] * 3
+    s = finished(2, board, targets=[G, O])
+    counts = s.colour_counts()
+    assert counts["spots"][O] == counts["spots"][G] == 4
+    assert counts["stacks"][O] == 2 and counts["stacks"][G] == 1
+    assert s.winners() == [1]
+
+
+def test_tie_break_tallest_stack_only_among_the_tied():
+    # orange and green: 4 spots and 2 stacks each; green owns a 3-high stack, orange 2-high.
+    # Blue (nobody's colour, or a player's outside the tie) is irrelevant to the tie-break.
+    board = (
+        [[O]] * 2 + [[B, G, O]] + [[P, O]] + [[G]] * 2 + [[B, O, P, G]] + [[P, G]] + [[B]] * 4 + [[P]] * 2 + [[O], [G]]
+    )
+    s = finished(3, board + [[Y]] * 4, targets=[O, G, Y])
+    counts = s.colour_counts()
+    assert counts["spots"][O] == counts["spots"][G] == 5
+    assert counts["stacks"][O] == counts["stacks"][G] == 2
+    assert counts["tallest"][G] == 3 and counts["tallest"][O] == 2
+    assert s.winners() == [1]
+    assert s.returns() == [-1.0, 1.0, -1.0]
+
+
+def test_full_tie_is_a_shared_victory():
+    board = [[O]] * 2 + [[B, O]] * 2 + [[G]] * 2 + [[B, G]] * 2 + [[B]] * 2 + [[P]] * 4 + [[O], [G]]
+    s = finished(2, board, targets=[O, G])
+    assert sorted(s.winners()) == [0, 1]
+    assert s.returns() == [0.0, 0.0]
+
+
+def test_shared_victory_of_some_players_in_three():
+    board = [[O]] * 4 + [[G]] * 4 + [[B]] * 4 + [[P]] * 4 + [[Y]] * 4
+    s = finished(3, board, targets=[O, G, B])
+    assert sorted(s.winners()) == [0, 1, 2]
+    board = [[O]] * 3 + [[G, O]] + [[G]] * 3 + [[O, G]] + [[B]] * 3 + [[B, P]] + [[P]] * 4 + [[Y]] * 4
+    s = finished(3, board, targets=[O, G, B])
+    assert sorted(s.winners()) == [0, 1] and s.returns() == [1.0, 1.0, -1.0]
+
+
+def test_player_counts_colours_bases_and_pieces():
+    for n, colours, mode, each in [(2, 4, "random", 12), (3, 5, "random", 10), (4, 6, "random", 9),
+                                    (2, 4, "equitable", 12), (3, 5, "equitable", 10)]:
+        game = KabaleoGame(num_players=n, mode=mode)
+        for seed in range(20):
+            s = game.new_state(seed)
+            assert game.num_colours == colours and len(s.spots) == 4 * colours
+            assert all(sum(st) == each for st in s.stock)
+            assert len(set(s.targets)) == n and all(t < colours for t in s.targets)
+            if mode == "equitable":
+                per = {2: 3, 3: 2}[n]
+                assert all(st == [per] * colours for st in s.stock)
+    assert COLOURS[:4] == ("orange", "green", "blue", "pink")  # 2 players: purple and yellow out
+
+
+def test_equitable_with_four_players_is_a_config_error():
+    with pytest.raises(ConfigError, match="equitable"):
+        kabenvs.make("kabaleo_v0", num_players=4, mode="equitable")
+    with pytest.raises(ConfigError, match="mode='fair'"):
+        kabenvs.make("kabaleo_v0", mode="fair")
+
+
+def test_no_legal_move_means_pass_and_the_game_goes_on():
+    # Rigged: player 0 holds only green; every spot but the last-move one is an uncovered green
+    # base (impossible on a real board, but the engine must not rely on that).
+    game, s = rigged(stock=[[0, 1], [0, 1]], player=0)
+    s.spots = [[G] for _ in range(game.num_spots)]
+    s.spots[3] = [G, O]
+    s.last_spot = 3
+    s.touch()
+    assert s.legal_actions() == [game.pass_id]
+    s.apply(game.pass_id)
+    assert s.current_player == 1 and s.stock[0][G] == 1
+
+
+def test_players_without_pieces_are_skipped_and_game_ends_when_all_placed():
+    game, s = rigged(num_players=3, stock=[[1], [0], [1]], player=0)
+    place(game, s, O, 0) if s.is_legal(game.catalog.id("place", O, 0)) else place(game, s, O, 1)
+    assert s.current_player == 2
+    legal = s.legal_actions()
+    s.apply(legal[0])
+    assert s.current_player is None and "targets" in s.final_info()
+
+
+def test_observation_is_seat_relative_and_shows_only_my_colour():
+    game, s = rigged(num_players=3, targets=[O, G, B], player=1)
+    lay = game.layout
+    for p in range(3):
+        obs = lay.split(s.observation(p))
+        assert obs["my_colour"].argmax() == s.targets[p] and obs["my_colour"].sum() == 1
+        assert obs["to_move"].argmax() == (1 - p) % 3
+        np.testing.assert_allclose(obs["stock"][0, :5], np.array(s.stock[p]) / 6.0)
