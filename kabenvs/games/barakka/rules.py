@@ -549,8 +549,14 @@ class BarakkaState(State):
         g = self.game
         names = g.card_names
         perfect = g.config.memory == "perfect"
-        out = [f"Barakka, {self.num_players} player(s), turn {self.turn} - "
-               + ("game over" if self.current_player is None else self.decision())]
+        cp = self.current_player
+        if cp is None:
+            asked = "game over"
+        elif player is None or player == cp or self.phase == "draw" or (perfect and self.held_src >= 0):
+            asked = self.decision()
+        else:  # the card just drawn from the deck (table memory: any card in hand) stays hidden
+            asked = f"player {cp}: play or discard the card in hand"
+        out = [f"Barakka, {self.num_players} player(s), turn {self.turn} - {asked}"]
         out.append("decks: " + ", ".join(f"{len(d)} cards" for d in self.decks))
         for i, pile in enumerate(self.piles):
             if player is None or perfect:
