@@ -407,3 +407,44 @@ def test_env_info_carries_final_scores_and_breakdown():
     assert [p["score"] for p in info["players"]] == scores
     assert reward0 == pytest.approx((scores[0] - scores[1]) / 100.0)
     assert final["player_1"][0] == pytest.approx(-reward0)
+
+
+def test_table_memory_resample_redeals_covered_cards_keeping_their_colour():
+    game, s = rig(memory="table")
+    give(s, 1, "red", 1, 2, 3)
+    give(s, 0, "blue", 5, 4)
+    s.piles[0] = [game.card("green", 1), game.card("green", 2), game.card("orange", 3)]
+    conserve(s)
+    rng = np.random.default_rng(0)
+    changed = False
+    for _ in range(20):
+        w = s.resample_hidden(0, rng)
+        assert not w.invariants()
+        red, blue = w.seqs[1][3], w.seqs[0][4]
+        assert red[-1] == game.card("red", 3) and all(x // 6 == 3 for x in red)
+        assert blue[-1] == game.card("blue", 4) and all(x // 6 == 4 for x in blue)
+        assert w.piles[0][-1] == game.card("orange", 3)
+        np.testing.assert_array_equal(w.observation(0), s.observation(0))
+        changed |= red != s.seqs[1][3] or w.piles[0] != s.piles[0]
+    assert changed
+
+
+def test_perfect_memory_resample_only_reshuffles_the_deck():
+    game, s = rig()
+    give(s, 1, "red", 1, 2, 3)
+    conserve(s)
+    w = s.resample_hidden(0, np.random.default_rng(1))
+    assert w.seqs == s.seqs and w.piles == s.piles
+    assert sorted(w.decks[0]) == sorted(s.decks[0]) and w.decks[0] != s.decks[0]
+
+
+def test_el_karim_table_resample_keeps_the_desert_rose_consistent():
+    game, s = rig(el_karim=True, memory="table")
+    for k, colour in enumerate(game.colours[:5]):
+        s.seqs[0][k] = [game.card(colour, 1)]  # five face-down cards: they earned the Rose
+    s.rose = 0
+    conserve(s)
+    rng = np.random.default_rng(2)
+    for _ in range(10):
+        w = s.resample_hidden(1, rng)
+        assert {st[0] // 6 for st in w.seqs[0] if st} == set(range(5))
