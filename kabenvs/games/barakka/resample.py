@@ -9,8 +9,9 @@ keeping what the seat does know about them:
   face-down cards and the opponent's card in hand. A covered card of a sequence keeps the colour
   the table shows for it (base game: the sequence's colour; El-Karim: the face-up cards' colour,
   the face-down card may be any). With El-Karim the Desert Rose and El Portugues token holders
-  constrain the face-down cards (the holder must have the cards that gave them), so those worlds
-  are drawn by rejection, falling back on the real deal (always consistent) after a few tries.
+  constrain the face-down cards (the holder must have the cards that gave them), so those are
+  drawn by rejection, falling back on the real face-down cards (always consistent) after a few
+  tries; every other hidden card is still re-dealt around them.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def resample(state: "BarakkaState", player: int, rng: np.random.Generator) -> "B
     cp = state.current_player
     perfect = g.config.memory == "perfect"
     free: list[tuple[list, int]] = []  # (container, index) of cards of any colour
+    bottoms: list[tuple[list, int]] = []  # El-Karim face-down cards under table memory (any colour)
     fixed: dict[int, list[tuple[list, int]]] = {}  # colour -> places a card of that colour must fill
     for deck in new.decks:
         free += [(deck, j) for j in range(len(deck))]
@@ -50,35 +52,48 @@ def resample(state: "BarakkaState", player: int, rng: np.random.Generator) -> "B
                 if not m:
                     continue
                 if g.karim:
-                    free.append((st, 0))
+                    bottoms.append((st, 0))
                     if m >= 2:
                         fixed.setdefault(st[-1] // RANKS, []).extend((st, j) for j in range(1, m - 1))
                 else:
                     fixed.setdefault(k, []).extend((st, j) for j in range(m - 1))
+    if not bottoms:
+        _deal(rng, fixed, free)
+        return new
+    # The Rose and the token constrain only the face-down cards (every other card in a sequence has
+    # the colour the table shows): draw them by rejection, else keep the real ones (always
+    # consistent) and re-deal everything else around them.
+    slots = bottoms + free + [place for places in fixed.values() for place in places]
+    real = [lst[j] for lst, j in slots]
+    for _ in range(TRIES):
+        _deal(rng, fixed, bottoms + free)
+        if _consistent(new):
+            return new
+    for (lst, j), x in zip(slots, real):
+        lst[j] = x
+    _deal(rng, fixed, free)
+    return new
+
+
+def _deal(rng: np.random.Generator, fixed: dict[int, list[tuple[list, int]]], free: list[tuple[list, int]]) -> None:
+    """Re-deal the cards now in ``fixed`` and ``free`` at random: first each colour's fixed places
+    from that colour's cards, then the rest anywhere in ``free``."""
     by_colour: dict[int, list[int]] = {}
     for lst, j in free:
         by_colour.setdefault(lst[j] // RANKS, []).append(lst[j])
     for places in fixed.values():
         for lst, j in places:
             by_colour.setdefault(lst[j] // RANKS, []).append(lst[j])
-    truth = [(lst, j, lst[j]) for lst, j in free] + [(lst, j, lst[j]) for pl in fixed.values() for lst, j in pl]
-    constrained = g.karim and not perfect
-    for _ in range(TRIES if constrained else 1):
-        rest: list[int] = []
-        for c, cards in by_colour.items():
-            cards = [cards[i] for i in rng.permutation(len(cards))]
-            places = fixed.get(c, [])
-            for (lst, j), x in zip(places, cards):
-                lst[j] = x
-            rest += cards[len(places):]
-        order = rng.permutation(len(rest))
-        for (lst, j), i in zip(free, order):
-            lst[j] = rest[i]
-        if not constrained or _consistent(new):
-            return new
-    for lst, j, x in truth:  # the real deal is always a consistent world
-        lst[j] = x
-    return new
+    rest: list[int] = []
+    for c, group in by_colour.items():
+        group = [group[i] for i in rng.permutation(len(group))]
+        places = fixed.get(c, [])
+        for (lst, j), x in zip(places, group):
+            lst[j] = x
+        rest += group[len(places):]
+    order = rng.permutation(len(rest))
+    for (lst, j), i in zip(free, order):
+        lst[j] = rest[i]
 
 
 def _consistent(state: "BarakkaState") -> bool:

@@ -448,3 +448,15 @@ def test_el_karim_table_resample_keeps_the_desert_rose_consistent():
     for _ in range(10):
         w = s.resample_hidden(1, rng)
         assert {st[0] // 6 for st in w.seqs[0] if st} == set(range(5))
+
+
+def test_el_karim_table_resample_fallback_still_reshuffles_the_deck():
+    """Even when the face-down cards must stay as dealt (the Rose), the deck is re-dealt: a search
+    bot must never get the real deck order."""
+    game, s = rig(el_karim=True, memory="table")
+    for k, colour in enumerate(game.colours[:5]):
+        s.seqs[0][k] = [game.card(colour, 1)]
+    s.rose = 0
+    conserve(s)
+    w = s.resample_hidden(1, np.random.default_rng(5))
+    assert w.decks[0] != s.decks[0] and sorted(w.all_cards()) == game.full_deck
