@@ -66,9 +66,154 @@ def build_layout(game: "BarakkaGame") -> ObservationLayout:
 
 
 def encode(state: "BarakkaState", player: int) -> np.ndarray:
-    """One pass collects the index of every 1 (and of every card, for counts) and every card this
-    seat knows; two ``bincount`` calls then build the vector. Element-wise numpy writes and
-    list-to-array slice assignments cost far more than list appends, and this runs every step."""
+    """The seat's cached board (kept up to date move by move, see ``BoardCache``) plus the few
+    entries that change every decision: whose turn, the decision, the card(s) in hand, the decks,
+    the turn counter."""
+    g = state.game
+    board = state._board
+    if board is None:
+        board = state._board = BoardCache(state)
+    buf = board.vecs[player].copy()
+    off = g._off
+    T = g.num_types
+    unseen = off["unseen"]
+    cp = state.current_player
+    if cp is not None:
+        buf[off["to_move"] + (cp - player) % g.num_players] = 1.0
+        buf[off["decision"] + PHASE_INDEX[state.phase]] = 1.0
+    o = off["held"]
+    for j, x in enumerate(state.held[player]):
+        buf[o + j * T + x] = 1.0
+        buf[unseen + x] -= 1.0
+    if not g.solo and cp is not None and state.phase == "play":
+        buf[off["held_source"] + state.held_src + 1] = 1.0
+        if cp != player and g.perfect and state.held_src >= 0:
+            x = state.held[cp][0]
+            buf[off["opp_held"] + x] = 1.0
+            buf[unseen + x] -= 1.0
+    o = off["deck_size"]
+    for i, deck in enumerate(state.decks):
+        buf[o + i] = len(deck) / g.num_cards
+    buf[off["turn"]] = state.turn / g.turn_limit
+    return buf
+
+
+class BoardCache:
+    """Per seat, the observation's board blocks (sequences, piles, tiles, tokens, and "unseen" as
+    every card minus those the board shows), updated by the rules after each move through
+    ``play``/``pile_push``/``pile_pop``/``misc``, which touch only the entries that move changed.
+    Rebuilt from scratch after a restore, a clone or ``touch`` (the kit compares the two)."""
+
+    def __init__(self, state: "BarakkaState") -> None:
+        self.state = state
+        self.vecs = [build_board(state, p) for p in range(state.game.num_players)]
+
+    def play(self, q: int, k: int, card: int) -> None:
+        """``card`` went onto player q's sequence k (it was in hand: no board entry had it)."""
+        state = self.state
+        g = state.game
+        off = g._off
+        n, S, T = g.num_players, g.num_colours, g.num_types
+        st = state.seqs[q][k]
+        m = len(st)
+        karim = g.karim
+        face_down = karim and m == 1
+        # the previous face-up top, now covered (none if the sequence was empty or one face-down card)
+        old_top = st[-2] if m >= 2 and not (karim and m == 2) else -1
+        seq0, top0, size0, unseen = off["seq"], off["seq_top"], off["seq_size"], off["unseen"]
+        for p in range(n):
+            buf = self.vecs[p]
+            row = ((q - p) % n) * S + k
+            base = row * T
+            buf[size0 + row] = m / MAX_SEQUENCE
+            if old_top >= 0:
+                buf[top0 + base + old_top] = 0.0
+            if not face_down:
+                buf[top0 + base + card] = 1.0
+            if g.perfect:
+                buf[seq0 + base + card] += 1.0
+                buf[unseen + card] -= 1.0
+                if face_down:
+                    buf[off["seq_bottom"] + base + card] = 1.0
+            else:  # the table shows only the face-up top
+                if old_top >= 0:
+                    buf[seq0 + base + old_top] = 0.0
+                    buf[unseen + old_top] += 1.0
+                if not face_down:
+                    buf[seq0 + base + card] = 1.0
+                    buf[unseen + card] -= 1.0
+
+    def pile_push(self, i: int, card: int) -> None:
+        self._pile(i, card, +1)
+
+    def pile_pop(self, i: int, card: int) -> None:
+        self._pile(i, card, -1)
+
+    def _pile(self, i: int, card: int, sign: int) -> None:
+        """Pile i gained (+1) or lost (-1) ``card`` on top; the list already shows the change."""
+        state = self.state
+        g = state.game
+        off = g._off
+        T = g.num_types
+        pile = state.piles[i]
+        before = pile[:-1] if sign > 0 else pile + [card]
+        o = off["pile_top"] + i * PILE_DEPTH * T
+        unseen = off["unseen"]
+        depth = PILE_DEPTH if g.perfect else 1
+        for buf in self.vecs:
+            for d in range(min(depth, len(before))):
+                buf[o + d * T + before[-1 - d]] = 0.0
+            for d in range(min(depth, len(pile))):
+                buf[o + d * T + pile[-1 - d]] = 1.0
+            buf[off["pile_size"] + i] = len(pile) / g.num_cards
+            if g.perfect:
+                buf[off["pile_count"] + i * T + card] += sign
+                buf[unseen + card] -= sign
+            else:  # known: the top only
+                if before:
+                    buf[unseen + before[-1]] += 1.0
+                if pile:
+                    buf[unseen + pile[-1]] -= 1.0
+
+    def misc(self) -> None:
+        """Tiles, Sadid stack, token, Rose changed (rare: fifth cards, El Portugues, the Rose)."""
+        state = self.state
+        for p, buf in enumerate(self.vecs):
+            _write_misc(state, p, buf)
+
+
+def _write_misc(state: "BarakkaState", player: int, buf: np.ndarray) -> None:
+    g = state.game
+    off = g._off
+    n, S = g.num_players, g.num_colours
+    o = off["tiles"]
+    for q in range(n):
+        r = (q - player) % n
+        buf[o + r * S: o + (r + 1) * S] = state.tiles[q]
+    o = off["tile_supply"]
+    buf[o: o + S] = state.tile_supply
+    if g.sadid:
+        o = off["sadid_order"]
+        buf[o: o + 25] = 0.0
+        for j, c in enumerate(state.sadid_stack):
+            buf[o + j * 5 + c] = 1.0
+        o = off["sadid_missed"]
+        for q in range(n):
+            r = (q - player) % n
+            buf[o + r * 5: o + (r + 1) * 5] = state.sadid_missed[q]
+    if g.port >= 0:
+        o = off["token"]
+        buf[o: o + n + 1] = 0.0
+        buf[o + (n if state.token < 0 else (state.token - player) % n)] = 1.0
+    if g.karim:
+        o = off["rose"]
+        buf[o: o + n + 1] = 0.0
+        buf[o + (n if state.rose < 0 else (state.rose - player) % n)] = 1.0
+
+
+def build_board(state: "BarakkaState", player: int) -> np.ndarray:
+    """The board blocks of one seat from scratch: one pass collects the index of every 1 (and of
+    every card, for counts), one ``bincount`` builds the vector."""
     g = state.game
     off = g._off
     n, S, T = g.num_players, g.num_colours, g.num_types
@@ -76,20 +221,7 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
     karim = g.karim
     ones: list[int] = []
     add = ones.append
-    seen: list[int] = list(state.held[player])  # card types this observation shows
-    cp = state.current_player
-    if cp is not None:
-        add(off["to_move"] + (cp - player) % n)
-        add(off["decision"] + PHASE_INDEX[state.phase])
-    o = off["held"]
-    for j, x in enumerate(seen):
-        add(o + j * T + x)
-    if not g.solo and cp is not None and state.phase == "play":
-        add(off["held_source"] + state.held_src + 1)
-        if cp != player and perfect and state.held_src >= 0:
-            x = state.held[cp][0]
-            add(off["opp_held"] + x)
-            seen.append(x)
+    seen: list[int] = []  # card types the board shows
     seq0, top0 = off["seq"], off["seq_top"]
     bot0 = off.get("seq_bottom", 0)
     sizes: list[tuple[int, int]] = []  # (row, cards) of each started sequence
@@ -130,30 +262,6 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
         else:
             add(o + pile[-1])
             seen.append(pile[-1])
-    o = off["tiles"]
-    for q in range(n):
-        r = (q - player) % n
-        for c, t in enumerate(state.tiles[q]):
-            if t:
-                ones.extend([o + r * S + c] * t)
-    o = off["tile_supply"]
-    for c, t in enumerate(state.tile_supply):
-        if t:
-            ones.extend([o + c] * t)
-    if g.sadid:
-        o = off["sadid_order"]
-        for j, c in enumerate(state.sadid_stack):
-            add(o + j * 5 + c)
-        o = off["sadid_missed"]
-        for q in range(n):
-            r = (q - player) % n
-            for c, t in enumerate(state.sadid_missed[q]):
-                if t:
-                    add(o + r * 5 + c)
-    if g.port >= 0:
-        add(off["token"] + (n if state.token < 0 else (state.token - player) % n))
-    if karim:
-        add(off["rose"] + (n if state.rose < 0 else (state.rose - player) % n))
     o = off["unseen"]
     ones.extend([o + x for x in seen])  # counted here, turned into "unseen" below
     o = off["seq_size"]
@@ -163,12 +271,8 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
     unseen = buf[g.unseen_slice]
     np.subtract(g.total_counts, unseen, out=unseen)  # every card of the game minus those shown
     buf[g.seq_size_slice] *= 1.0 / MAX_SEQUENCE
-    total = g.num_cards
     o = off["pile_size"]
     for i, pile in enumerate(state.piles):
-        buf[o + i] = len(pile) / total
-    o = off["deck_size"]
-    for i, deck in enumerate(state.decks):
-        buf[o + i] = len(deck) / total
-    buf[off["turn"]] = state.turn / g.turn_limit
+        buf[o + i] = len(pile) / g.num_cards
+    _write_misc(state, player, buf)
     return buf

@@ -316,6 +316,10 @@ class BarakkaState(State):
             singles.append(started)
         return singles
 
+    def _reset_caches(self) -> None:
+        super()._reset_caches()
+        self._board: encoding.BoardCache | None = None  # observation board, kept up to date by _apply
+
     def legal_mask(self) -> np.ndarray:
         # Few distinct legal sets exist (a draw, or one play id plus the discards): cache their masks.
         legal = self.legal_actions()
@@ -348,16 +352,24 @@ class BarakkaState(State):
                 self.held[p] = [self.decks[0].pop()]
                 self.held_src = -1
             else:
+                board = self._board
                 pile = self.piles[i]
-                self.held[p] = [pile.pop()]
+                card = pile.pop()
+                self.held[p] = [card]
                 self.held_src = i
+                if board is not None:
+                    board.pile_pop(i, card)
                 if not pile and self.decks[0]:
                     pile.append(self.decks[0].pop())  # decision 2: refilled at once
+                    if board is not None:
+                        board.pile_push(i, pile[-1])
             self.phase = "play"
             return
         if kind == "drop":
             held = self.held[p]
             self.piles[0].append(held[i])
+            if self._board is not None:
+                self._board.pile_push(0, held[i])
             self.held[p] = [held[1 - i]]
             self.phase = "solo_play"
             return
@@ -367,21 +379,32 @@ class BarakkaState(State):
             self._play(p, i, card)
         else:
             self.piles[i].append(card)
+            if self._board is not None:
+                self._board.pile_push(i, card)
         self._end_turn(p)
 
     def _play(self, p: int, k: int, card: int) -> None:
         g = self.game
         stack = self.seqs[p][k]
         stack.append(card)
+        board = self._board
+        if board is not None:
+            board.play(p, k, card)
         c = card // RANKS
+        misc = False  # tiles, token or Rose changed
         if c == g.port:
+            misc = self.token != p
             self.token = p
         if g.karim and len(stack) == 1 and self.rose < 0:
             bottoms = {st[0] // RANKS for st in self.seqs[p] if st}
             if all(b in bottoms for b in range(NB)):
                 self.rose = p
+                misc = True
         if len(stack) == MAX_SEQUENCE:
             self._finish_colour(p, stack[-1] // RANKS)
+            misc = True
+        if misc and board is not None:
+            board.misc()
 
     def _finish_colour(self, p: int, c: int) -> None:
         """Fifth card of colour c: Barakka tiles (decisions 5 and 7)."""

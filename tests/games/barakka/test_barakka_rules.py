@@ -460,3 +460,19 @@ def test_el_karim_table_resample_fallback_still_reshuffles_the_deck():
     conserve(s)
     w = s.resample_hidden(1, np.random.default_rng(5))
     assert w.decks[0] != s.decks[0] and sorted(w.all_cards()) == game.full_deck
+
+
+@pytest.mark.parametrize("cfg", [{}, {"memory": "table", "el_karim": True, "el_portugues": True, "sadid_al_aziz": True},
+                                 {"el_karim": True, "el_basr": True}, {"num_players": 1, "memory": "table"}])
+def test_observation_kept_up_to_date_move_by_move_equals_a_fresh_one(cfg):
+    """The observation board is updated incrementally by each move; a clone rebuilds it."""
+    import random
+
+    game = BarakkaGame(**cfg)
+    rnd = random.Random(0)
+    for seed in range(2):
+        s = game.new_state(seed)
+        while s.current_player is not None:
+            for p in range(game.num_players):
+                np.testing.assert_array_equal(s.observation(p), s.clone().observation(p))
+            s.apply(rnd.choice(s.legal_actions()))
