@@ -10,7 +10,8 @@ apart, so a type is all a player can know. Two memory modes (config ``memory``):
 * ``"table"``: only what lies visible now: each sequence's face-up top card and its size, each
   discard pile's top card and size, the decks' sizes, one's own card(s) in hand.
 
-Per-player blocks are seat-relative: row 0 is always "me".
+Per-player blocks are seat-relative: row 0 is always "me". The board blocks are cached per seat
+and updated by each move (``BoardCache``): the observation is on every AEC step's path.
 """
 
 from __future__ import annotations
