@@ -1,0 +1,147 @@
+#!/usr/bin/env python
+"""Evaluate agents against each other: trained models, heuristic bots, random.
+
+    python scripts/evaluate.py runs/quickstart/final_model.zip random
+    python scripts/evaluate.py runs/kabaleo_4p/final_model.zip heuristic heuristic heuristic --deals 200
+    python scripts/evaluate.py heuristic random --game kabaleo_v0 --players 3 --option mode=equitable
+    python scripts/evaluate.py model.zip random --json --log games.jsonl
+    python scripts/evaluate.py --human-log games.jsonl [more.jsonl ...] [--json]
+
+Each SEAT is a model path (``.zip`` with its ``.json`` metadata), ``heuristic`` or ``random``;
+give one per player for a one-against-the-rest match (with fewer, they repeat around the table).
+The game comes from ``--game``/``--players``/``--option`` or else from the first model's metadata.
+Every deal is played once per seat rotation (the luck of the deal cancels out); win rates carry
+95% Wilson intervals, and with one competitor per seat OpenSkill ratings too.
+Bad input ends with one line naming the problem and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("seats", nargs="*", metavar="SEAT", help="model path, 'heuristic' or 'random'")
+    p.add_argument("--game", metavar="ENV_ID", help="env id (default: the first model's)")
+    p.add_argument("--players", type=int, help="number of players (default: the model's, else the game's default)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable)")
+    p.add_argument("--deals", type=int, default=100, help="deals, each played once per seat rotation (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    p.add_argument("--stochastic", action="store_true", help="models sample their moves instead of the argmax")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--log", metavar="FILE", help="append every game to this game log (JSON lines)")
+    p.add_argument("--human-log", nargs="+", metavar="LOG", help="summarise games played by humans from game logs")
+    return p.parse_args(argv)
+
+
+def _parse_options(items: list[str]) -> dict:
+    import yaml
+
+    out = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option {item!r}: write KEY=VALUE, e.g. mode=equitable")
+        out[key.strip()] = yaml.safe_load(text)
+    return out
+
+
+def build_game(args, model_paths: list[str]):
+    from kabenvs.agents.policy import read_metadata
+    from kabenvs.core.registry import make_game
+
+    options = _parse_options(args.option)
+    env_id = args.game
+    if env_id is None or args.players is None:
+        meta = read_metadata(model_paths[0]) if model_paths else None
+        if env_id is None:
+            if meta is None:
+                raise UsageError("no model among the seats: say which game with --game ENV_ID")
+            env_id = meta["env_id"]
+        if meta is not None and meta["env_id"] == env_id:
+            options = {**meta["game_config"], **options}
+    if args.players is not None:
+        options["num_players"] = args.players
+    return make_game(env_id, **options)
+
+
+def build_competitors(args, game):
+    from kabenvs.agents.policy import load_agent
+    from training.evaluation import BASELINES, Competitor, baseline
+
+    comps = []
+    counts: dict[str, int] = {}
+    for i, seat in enumerate(args.seats):
+        counts[seat] = counts.get(seat, 0) + 1
+    seen: dict[str, int] = {}
+    for i, seat in enumerate(args.seats):
+        seen[seat] = seen.get(seat, 0) + 1
+        suffix = f"#{seen[seat]}" if counts[seat] > 1 else ""
+        if seat in BASELINES:
+            comps.append(baseline(seat, game.env_id, name=f"{seat}{suffix}"))
+        else:
+            agent = load_agent(seat, game, seed=args.seed + 1000 * i, deterministic=not args.stochastic)
+            agent.name = f"{agent.name}{suffix}"
+            comps.append(Competitor(agent.name, agent, agent.seat_info()))
+    return comps
+
+
+def run(args) -> int:
+    if args.human_log:
+        try:
+            from training.human_results import summarize
+        except ImportError as exc:
+            raise UsageError(f"--human-log needs training.human_results, which is not available here ({exc})") from None
+        print(summarize(args.human_log, as_json=args.json))
+        return 0
+    if not args.seats:
+        raise UsageError("give at least one SEAT (a model path, 'heuristic' or 'random'), or --human-log LOG")
+    if args.deals < 1:
+        raise UsageError(f"--deals={args.deals} must be >= 1")
+    from training.evaluation import BASELINES, evaluate, game_logger
+
+    models = [s for s in args.seats if s not in BASELINES]
+    for m in models:
+        if not (Path(m).is_file() or Path(m + ".zip").is_file()):
+            raise UsageError(f"SEAT {m!r} is neither a model file nor one of {list(BASELINES)}")
+    from training.build import set_threads
+
+    set_threads(1)
+    game = build_game(args, models)
+    comps = build_competitors(args, game)
+    on_game = game_logger(args.log, comps) if args.log else None
+    report = evaluate(game, comps, args.deals, seed=args.seed, on_game=on_game)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(report.table())
+        if args.log:
+            print(f"{report.result.games} games appended to {args.log}")
+    return 0
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    from kabenvs.core.errors import KabenvsError
+
+    try:
+        return run(args)
+    except (UsageError, KabenvsError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

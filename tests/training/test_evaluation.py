@@ -1,0 +1,139 @@
+"""Evaluation: reproducible with a fixed seed, ratings, clear CLI errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kabenvs.core.registry import make_game
+from training.evaluation import Competitor, baseline, evaluate, versus_baseline
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class FirstLegal:
+    name = "first"
+
+    def act(self, decision):
+        return decision.legal_actions[0]
+
+
+def test_same_seed_same_results_and_different_seed_differs():
+    game = make_game("kabaleo_v0", num_players=2)
+
+    def run(seed):
+        comps = [Competitor("first", FirstLegal()), baseline("random", game.env_id)]
+        return evaluate(game, comps, deals=15, seed=seed).to_json()
+
+    a, b, c = run(3), run(3), run(4)
+    assert a == b
+    assert a != c
+    assert a["games"] == 30  # every deal once per seat rotation
+
+
+def test_stochastic_policy_agent_is_reproducible_with_a_seed():
+    pytest.importorskip("sb3_contrib")
+    from kabenvs.agents.policy import PolicyAgent
+    from training.build import make_env, make_model, make_pool
+    from training.config import validate
+
+    cfg = validate({"game": {"env_id": "kabaleo_v0"}, "algorithm": {"n_envs": 2, "n_steps": 8, "batch_size": 16}})
+    game = make_game("kabaleo_v0")
+    model = make_model(cfg, make_env(cfg, game, make_pool(cfg, game, warn=False)))
+
+    def run():
+        agent = PolicyAgent(model.policy, seed=11, deterministic=False)
+        return versus_baseline(game, "policy", agent, "random", deals=6, seed=9).to_json()
+
+    assert run() == run()
+
+
+def test_free_for_all_gets_openskill_ratings_and_a_table():
+    game = make_game("kabaleo_v0", num_players=3)
+    comps = [baseline("random", game.env_id, name=f"random#{k}") for k in range(2)]
+    comps.insert(0, Competitor("first", FirstLegal(), {"kind": "agent", "name": "first"}))
+    rep = evaluate(game, comps, deals=8, seed=0)
+    js = rep.to_json()
+    assert js["games"] == 24 and js["fair_share"] == pytest.approx(1 / 3)
+    for row in js["competitors"]:
+        assert set(row["openskill"]) == {"mu", "sigma", "ordinal"}
+        assert row["openskill"]["sigma"] < 25 / 3  # ratings moved from the prior
+        lo, hi = row["ci95"]
+        assert lo <= row["win_rate"] <= hi
+    assert abs(sum(r["win_rate"] for r in js["competitors"]) - 1) < 1e-9  # shared wins split
+    table = rep.table()
+    assert "OpenSkill" in table and "random#1" in table
+
+
+def test_unknown_baseline_is_a_clear_error():
+    from kabenvs.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="unknown baseline 'randon'"):
+        baseline("randon", "kabaleo_v0")
+
+
+def load_script(name):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"script_{name}", ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_main(capsys, *args):
+    code = load_script("evaluate").main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["missing_model.zip", "random"], "neither a model file"),
+        (["random", "random", "--game", "kabaleo_v9"], "unknown env id 'kabaleo_v9'"),
+        (["random", "random", "--game", "kabaleo_v0", "--players", "7"], "num_players=7 is not allowed"),
+        (["random", "random"], "--game ENV_ID"),
+        (["random", "random", "--game", "kabaleo_v0", "--option", "colour=red"], "unknown option"),
+        (["random", "random", "--game", "kabaleo_v0", "--deals", "0"], "--deals=0 must be >= 1"),
+    ],
+)
+def test_cli_bad_input_is_one_line_and_exit_2(capsys, args, message):
+    code, out, err = run_main(capsys, *args)
+    assert code == 2
+    assert message in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_cli_exit_code_in_a_real_process():
+    r = subprocess.run(
+        [sys.executable, "scripts/evaluate.py", "missing_model.zip", "random"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines() == [r.stderr.strip()]
+
+
+def test_cli_table_json_and_optional_modules(capsys, tmp_path):
+    import json
+
+    code, out, err = run_main(capsys, "random", "random", "--game", "kabaleo_v0", "--deals", "3", "--json")
+    assert code == 0, err
+    js = json.loads(out)
+    assert js["games"] == 6 and [c["name"] for c in js["competitors"]] == ["random#1", "random#2"]
+    code, out, err = run_main(capsys, "random", "random", "--game", "kabaleo_v0", "--deals", "2")
+    assert code == 0 and "win rate" in out and "random#2" in out
+    try:
+        import kabenvs.records  # noqa: F401
+    except ImportError:
+        code, out, err = run_main(capsys, "random", "random", "--game", "kabaleo_v0", "--deals", "1",
+                                  "--log", str(tmp_path / "x.jsonl"))
+        assert code == 2 and "kabenvs.records" in err
+    try:
+        import training.human_results  # noqa: F401
+    except ImportError:
+        code, out, err = run_main(capsys, "--human-log", "some.jsonl")
+        assert code == 2 and "training.human_results" in err

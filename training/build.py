@@ -1,0 +1,79 @@
+"""Build the pieces of a training run from a resolved config: the pool, the env, the model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kabenvs.core.game import Game
+from training.pool import OpponentPool
+from training.selfplay import SelfPlayVecEnv
+
+
+def set_threads(n: int) -> None:
+    """Torch's intra-op threads. On a 2-core box the small MLPs here run fastest on one thread:
+    more threads spin on synchronisation and fight the environment's Python for the cores."""
+    import torch
+
+    torch.set_num_threads(n)
+    try:
+        torch.set_num_interop_threads(1)
+    except RuntimeError:
+        pass  # may only be set once per process
+
+
+def make_pool(cfg: dict[str, Any], game: Game, warn: bool = True) -> OpponentPool:
+    import numpy as np
+
+    sp = cfg["self_play"]
+    return OpponentPool(
+        game.env_id, sp["opponents"], sp["max_snapshots"],
+        rng=np.random.default_rng(cfg["algorithm"]["seed"] + 17), warn=warn,
+    )
+
+
+def make_env(cfg: dict[str, Any], game: Game, pool: OpponentPool) -> SelfPlayVecEnv:
+    return SelfPlayVecEnv(
+        game, cfg["algorithm"]["n_envs"], pool, seed=cfg["algorithm"]["seed"],
+        deterministic_opponents=cfg["self_play"]["deterministic_opponents"],
+    )
+
+
+def policy_kwargs(alg: dict[str, Any], activation) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"net_arch": list(alg["net_arch"]), "activation_fn": activation}
+    if alg["trunk"]:
+        from kabenvs.agents.policy import TrunkExtractor
+
+        kwargs["features_extractor_class"] = TrunkExtractor
+        kwargs["features_extractor_kwargs"] = {"features_dim": alg["trunk"], "activation": alg["activation"]}
+        kwargs["share_features_extractor"] = True
+    return kwargs
+
+
+def make_model(cfg: dict[str, Any], env: SelfPlayVecEnv, tensorboard_log: str | None = None):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    alg = cfg["algorithm"]
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[alg["activation"]]
+    model = MaskablePPO(
+        "MlpPolicy",
+        env,
+        learning_rate=alg["learning_rate"],
+        n_steps=alg["n_steps"],
+        batch_size=alg["batch_size"],
+        n_epochs=alg["n_epochs"],
+        gamma=alg["gamma"],
+        gae_lambda=alg["gae_lambda"],
+        clip_range=alg["clip_range"],
+        ent_coef=alg["ent_coef"],
+        vf_coef=alg["vf_coef"],
+        max_grad_norm=alg["max_grad_norm"],
+        target_kl=alg["target_kl"],
+        policy_kwargs=policy_kwargs(alg, activation),
+        tensorboard_log=tensorboard_log,
+        seed=alg["seed"],
+        device=alg["device"],
+        verbose=cfg["output"]["verbose"],
+    )
+    env.pool.set_current(model.policy)
+    return model

@@ -1,0 +1,301 @@
+"""Training configs: a YAML file validated against one schema before any training starts.
+
+Sections: ``game`` (env id + the game's own Config fields, one to one), ``algorithm``
+(MaskablePPO hyperparameters, network, seed, threads), ``self_play`` (opponent pool),
+``evaluation`` and ``output``. Every mistake stops with a ``TrainingConfigError`` naming the file,
+the key, the value and what is allowed; a typo gets a "did you mean".
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kabenvs.core.errors import ConfigError
+
+
+class TrainingConfigError(ConfigError):
+    """A bad training config (a ConfigError, so callers can catch either)."""
+
+
+@dataclass(frozen=True)
+class Key:
+    kind: str  # "int", "float", "bool", "str", "int_list", "str_list", "weights"
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    choices: tuple | None = None
+    doc: str = ""
+    low_open: bool = False  # strict lower bound (> low)
+
+
+SCHEMA: dict[str, dict[str, Key]] = {
+    "algorithm": {
+        "total_timesteps": Key("int", 200_000, 1, doc="learner decisions to train for"),
+        "n_envs": Key("int", 64, 1, 4096, doc="games played side by side in the vectorised env"),
+        "n_steps": Key("int", 64, 1, doc="rollout length per game slot between updates"),
+        "batch_size": Key("int", 512, 2, doc="minibatch size of the PPO update"),
+        "n_epochs": Key("int", 4, 1, 100, doc="passes over each rollout"),
+        "learning_rate": Key("float", 5e-4, 0.0, 1.0, low_open=True),
+        "gamma": Key("float", 0.99, 0.0, 1.0),
+        "gae_lambda": Key("float", 0.95, 0.0, 1.0),
+        "clip_range": Key("float", 0.2, 0.0, 1.0, low_open=True),
+        "ent_coef": Key("float", 0.005, 0.0, 1.0),
+        "vf_coef": Key("float", 0.5, 0.0, 10.0),
+        "max_grad_norm": Key("float", 0.5, 0.0, 100.0, low_open=True),
+        "target_kl": Key("float", None, 0.0, 10.0, low_open=True, doc="null disables early stopping"),
+        "trunk": Key("int", 128, 0, 4096, doc="width of a hidden layer shared by actor and critic (0: none)"),
+        "net_arch": Key("int_list", [64], 1, 4096, doc="hidden layer sizes of the actor and of the critic, after the trunk"),
+        "activation": Key("str", "relu", choices=("tanh", "relu")),
+        "seed": Key("int", 0, 0, 2**31 - 1),
+        "torch_threads": Key("int", 1, 1, 64, doc="torch intra-op threads (1 is fastest for small nets)"),
+        "device": Key("str", "cpu", choices=("cpu", "cuda", "auto")),
+    },
+    "self_play": {
+        "opponents": Key(
+            "weights", {"self": 0.4, "snapshots": 0.3, "random": 0.2, "heuristic": 0.1},
+            choices=("self", "snapshots", "random", "heuristic"),
+            doc="weight of each opponent kind; each opponent seat draws one kind per game",
+        ),
+        "snapshot_interval": Key("int", 20_000, 1, doc="learner steps between snapshots of the policy"),
+        "max_snapshots": Key("int", 10, 1, 1000, doc="oldest snapshots are dropped beyond this"),
+        "deterministic_opponents": Key("bool", False, doc="policy opponents play their argmax"),
+    },
+    "evaluation": {
+        "interval": Key("int", 25_000, 1, doc="learner steps between evaluations"),
+        "deals": Key("int", 30, 1, doc="deals per evaluation (each played once per seat rotation)"),
+        "final_deals": Key("int", 100, 1, doc="deals of the evaluation after training"),
+        "baselines": Key("str_list", ["random", "heuristic"], choices=("random", "heuristic")),
+        "seed": Key("int", 12345, 0, 2**31 - 1),
+        "deterministic": Key("bool", True, doc="the trained agent plays its argmax"),
+    },
+    "output": {
+        "dir": Key("str", "runs", doc="parent folder of run folders"),
+        "name": Key("str", None, doc="run folder name (default: config file stem)"),
+        "checkpoint_interval": Key("int", 50_000, 1),
+        "tensorboard": Key("bool", True),
+        "progress_bar": Key("bool", True),
+        "verbose": Key("int", 0, 0, 2),
+    },
+}
+SECTIONS = ("game", *SCHEMA)
+
+
+def _suggest(word: str, options) -> str:
+    close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v) -> bool:
+    return (isinstance(v, (int, float)) and not isinstance(v, bool)) and math.isfinite(v)
+
+
+def _check_range(where: str, value, key: Key) -> None:
+    low, high = key.low, key.high
+    bad_low = low is not None and (value <= low if key.low_open else value < low)
+    bad_high = high is not None and value > high
+    if bad_low or bad_high:
+        lo = f"> {low}" if key.low_open else f">= {low}"
+        bound = f"{lo} and <= {high}" if high is not None else lo
+        raise TrainingConfigError(f"{where}={value!r} is out of range; it must be {bound}")
+
+
+def _check_value(where: str, value, key: Key):
+    """Return the validated (normalised) value or raise naming ``where``."""
+    kind = key.kind
+    if value is None and key.default is None:
+        return None
+    if kind == "int":
+        if not _is_int(value):
+            raise TrainingConfigError(f"{where}={value!r} must be an integer")
+        _check_range(where, value, key)
+    elif kind == "float":
+        if isinstance(value, str):  # YAML reads 3e-4 (no dot) as a string
+            try:
+                value = float(value)
+            except ValueError:
+                raise TrainingConfigError(f"{where}={value!r} must be a number") from None
+        if not _is_number(value):
+            raise TrainingConfigError(f"{where}={value!r} must be a number")
+        value = float(value)
+        _check_range(where, value, key)
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            raise TrainingConfigError(f"{where}={value!r} must be true or false")
+    elif kind == "str":
+        if not isinstance(value, str) or not value:
+            raise TrainingConfigError(f"{where}={value!r} must be a non-empty string")
+        if key.choices and value not in key.choices:
+            raise TrainingConfigError(
+                f"{where}={value!r} is not allowed{_suggest(value, key.choices)}; choose one of {list(key.choices)}"
+            )
+    elif kind == "int_list":
+        if not isinstance(value, list) or not all(_is_int(v) for v in value):
+            raise TrainingConfigError(f"{where}={value!r} must be a list of integers, e.g. [64, 64]")
+        for v in value:
+            _check_range(where, v, key)
+    elif kind == "str_list":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise TrainingConfigError(f"{where}={value!r} must be a list of names from {list(key.choices)}")
+        for v in value:
+            if v not in key.choices:
+                raise TrainingConfigError(
+                    f"{where} contains {v!r}{_suggest(v, key.choices)}; allowed: {list(key.choices)}"
+                )
+    elif kind == "weights":
+        if not isinstance(value, dict) or not value:
+            raise TrainingConfigError(
+                f"{where}={value!r} must be a mapping of opponent kind to weight, e.g. {{self: 0.5, random: 0.5}}"
+            )
+        for k, w in value.items():
+            if k not in key.choices:
+                raise TrainingConfigError(
+                    f"{where}.{k}: unknown opponent kind{_suggest(k, key.choices)}; allowed: {list(key.choices)}"
+                )
+            if not _is_number(w) or w < 0:
+                raise TrainingConfigError(f"{where}.{k}={w!r} must be a number >= 0")
+        if sum(value.values()) <= 0:
+            raise TrainingConfigError(f"{where}: the weights {value} must not all be 0")
+        value = {k: float(w) for k, w in value.items()}
+    return value
+
+
+def validate(raw: Any, source: str = "config") -> dict[str, Any]:
+    """Check a parsed YAML document; return the resolved config (defaults filled in)."""
+    if not isinstance(raw, dict):
+        raise TrainingConfigError(f"{source}: the top level must be a mapping with sections {list(SECTIONS)}")
+    for section in raw:
+        if section not in SECTIONS:
+            raise TrainingConfigError(
+                f"{source}: unknown section {section!r}{_suggest(section, SECTIONS)}; allowed sections: {list(SECTIONS)}"
+            )
+    out: dict[str, Any] = {}
+    out["game"] = _validate_game(raw.get("game"), source)
+    for section, keys in SCHEMA.items():
+        given = raw.get(section) or {}
+        if not isinstance(given, dict):
+            raise TrainingConfigError(f"{source}: section {section!r} must be a mapping, got {given!r}")
+        resolved = {}
+        for k in given:
+            if k not in keys:
+                raise TrainingConfigError(
+                    f"{source}: unknown key {section}.{k}{_suggest(k, keys)}; allowed keys in {section}: {list(keys)}"
+                )
+        for k, key in keys.items():
+            value = given[k] if k in given else copy.deepcopy(key.default)
+            resolved[k] = _check_value(f"{source}: {section}.{k}", value, key)
+        out[section] = resolved
+    _cross_checks(out, source)
+    return out
+
+
+def _validate_game(game: Any, source: str) -> dict[str, Any]:
+    from kabenvs.core.registry import env_ids, game_class
+
+    if not isinstance(game, dict) or "env_id" not in game:
+        raise TrainingConfigError(f"{source}: section 'game' must be a mapping with 'env_id' and the game's options")
+    env_id = game["env_id"]
+    known = env_ids()
+    if env_id not in known:
+        raise TrainingConfigError(
+            f"{source}: game.env_id={env_id!r} is not a registered env id{_suggest(env_id, known)}; known: {known}"
+        )
+    options = {k: v for k, v in game.items() if k != "env_id"}
+    cls = game_class(env_id)
+    allowed = cls.Config.field_names()
+    for k in options:
+        if k not in allowed:
+            raise TrainingConfigError(
+                f"{source}: unknown key game.{k} for {env_id}{_suggest(k, allowed)}; allowed: {['env_id', *allowed]}"
+            )
+    try:
+        config = cls.Config.from_dict(options)
+    except ConfigError as exc:
+        raise TrainingConfigError(f"{source}: game: {exc}") from None
+    return {"env_id": env_id, **config.to_dict()}
+
+
+def _cross_checks(cfg: dict[str, Any], source: str) -> None:
+    alg = cfg["algorithm"]
+    rollout = alg["n_envs"] * alg["n_steps"]
+    if alg["batch_size"] > rollout:
+        raise TrainingConfigError(
+            f"{source}: algorithm.batch_size={alg['batch_size']} is larger than a rollout "
+            f"(n_envs*n_steps = {rollout}); it must be <= {rollout}"
+        )
+
+
+def apply_overrides(raw: Any, overrides: list[str], source: str) -> Any:
+    """``section.key=value`` strings from the command line (values read as YAML) into ``raw``."""
+    import yaml
+
+    if not overrides:
+        return raw
+    if not isinstance(raw, dict):
+        return raw  # validate() reports the shape problem
+    for item in overrides:
+        name, sep, text = item.partition("=")
+        parts = name.strip().split(".")
+        if not sep or len(parts) != 2 or not all(parts):
+            raise TrainingConfigError(f"--set {item!r}: write SECTION.KEY=VALUE, e.g. game.num_players=4")
+        section, key = parts
+        if section not in SECTIONS:
+            raise TrainingConfigError(
+                f"--set {item!r}: unknown section {section!r}{_suggest(section, SECTIONS)}; allowed: {list(SECTIONS)}"
+            )
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError:
+            value = text
+        if raw.get(section) is None:
+            raw[section] = {}
+        if not isinstance(raw[section], dict):
+            raise TrainingConfigError(f"{source}: section {section!r} must be a mapping")
+        raw[section][key] = value
+    return raw
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> dict[str, Any]:
+    """Read and validate a YAML config file (plus ``--set`` overrides)."""
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise TrainingConfigError(f"config file {str(p)!r} does not exist")
+    try:
+        raw = yaml.safe_load(p.read_text())
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise TrainingConfigError(f"{p}: malformed YAML{where}: {problem}") from None
+    raw = apply_overrides(raw, overrides or [], str(p))
+    cfg = validate(raw, source=str(p))
+    if cfg["output"]["name"] is None:
+        cfg["output"]["name"] = p.stem
+    return cfg
+
+
+def game_options(cfg: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in cfg["game"].items() if k != "env_id"}
+
+
+def make_game_from_config(cfg: dict[str, Any], **override):
+    from kabenvs.core.registry import make_game
+
+    return make_game(cfg["game"]["env_id"], **{**game_options(cfg), **override})
+
+
+def dump_config(cfg: dict[str, Any], path: Path) -> None:
+    import yaml
+
+    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+

@@ -1,0 +1,184 @@
+"""Evaluation: matches between trained models, heuristic bots and random agents.
+
+Everything runs through ``kabenvs.agents.arena.play_match`` (seats rotated, deals paired, Wilson
+intervals); this module adds what a report needs on top of it: competitors named from the
+command line, OpenSkill ratings for free-for-all games (fed game by game from ``on_game``),
+optional game logs, a table and a JSON form.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from kabenvs.agents import RandomAgent
+from kabenvs.agents.arena import MatchResult, play_match
+from kabenvs.core.errors import ConfigError
+from kabenvs.core.game import Game, State
+
+BASELINES = ("random", "heuristic")
+
+
+@dataclass
+class Competitor:
+    """One entry of a match: an agent (or a seed -> agent factory) plus how logs name it."""
+
+    name: str
+    agent: Any  # an Agent, or a callable seed -> Agent (a fresh one per game)
+    seat_info: dict[str, Any] = field(default_factory=dict)
+
+
+def baseline(kind: str, env_id: str, name: str | None = None) -> Competitor:
+    """``random`` or ``heuristic`` as a competitor (a fresh, seeded agent per game)."""
+    if kind == "random":
+        return Competitor(name or "random", lambda seed: RandomAgent(seed), {"kind": "random", "name": name or "random"})
+    if kind == "heuristic":
+        from training.pool import heuristic_available
+
+        ok, why = heuristic_available(env_id)
+        if not ok:
+            raise ConfigError(why)
+        from kabenvs.agents import heuristic_agent
+
+        return Competitor(
+            name or "heuristic", lambda seed: heuristic_agent(env_id, seed=seed),
+            {"kind": "heuristic", "name": name or "heuristic"},
+        )
+    raise ConfigError(f"unknown baseline {kind!r}; allowed: {list(BASELINES)} or a model path")
+
+
+class Ratings:
+    """OpenSkill (Plackett-Luce) ratings updated after every game, ranked by each seat's return."""
+
+    def __init__(self, names: list[str]) -> None:
+        from openskill.models import PlackettLuce
+
+        self.model = PlackettLuce()
+        self.names = names
+        self.ratings = [self.model.rating(name=n) for n in names]
+
+    def update(self, state: State, seating: list[int]) -> None:
+        if len(set(seating)) < len(seating) or len(seating) < 2:
+            return  # a competitor in several seats of one game (or a solo game) is not a ranking
+        ret = state.returns()
+        teams = [[self.ratings[idx]] for idx in seating]
+        new = self.model.rate(teams, scores=[float(r) for r in ret])
+        for idx, team in zip(seating, new):
+            self.ratings[idx] = team[0]
+
+    def as_dicts(self) -> list[dict[str, float]]:
+        return [
+            {"mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal()} for r in self.ratings
+        ]
+
+
+@dataclass
+class Report:
+    env_id: str
+    game_config: dict[str, Any]
+    deals: int
+    seed: int
+    competitors: list[Competitor]
+    result: MatchResult
+    ratings: list[dict[str, float]] | None
+
+    @property
+    def num_players(self) -> int:
+        return int(self.game_config["num_players"])
+
+    def rows(self) -> list[dict[str, Any]]:
+        out = []
+        for i, c in enumerate(self.competitors):
+            lo, hi = self.result.interval(i)
+            row = {
+                "name": c.name,
+                "win_rate": self.result.win_rate(i),
+                "ci95": [lo, hi],
+                "outright_wins": self.result.outright[i],
+                "mean_return": self.result.mean_return(i),
+            }
+            if self.ratings is not None:
+                row["openskill"] = self.ratings[i]
+            out.append(row)
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "env_id": self.env_id,
+            "game_config": self.game_config,
+            "deals": self.deals,
+            "games": self.result.games,
+            "truncated": self.result.truncated,
+            "seed": self.seed,
+            "fair_share": 1.0 / max(1, len(self.competitors)) if len(self.competitors) == self.num_players else None,
+            "competitors": self.rows(),
+        }
+
+    def table(self) -> str:
+        opts = ", ".join(f"{k}={v}" for k, v in self.game_config.items())
+        head = f"{self.env_id} ({opts}): {self.result.games} games ({self.deals} deals x {self.num_players} seatings), seed {self.seed}"
+        rating_head = f" {'OpenSkill':>10}" if self.ratings is not None else ""
+        lines = [head, f"{'agent':<28} {'win rate':>8} {'95% CI':>15} {'mean return':>11}{rating_head}"]
+        for i, row in enumerate(self.rows()):
+            lo, hi = row["ci95"]
+            rating = f" {row['openskill']['ordinal']:>10.2f}" if self.ratings is not None else ""
+            lines.append(f"{row['name'][:28]:<28} {row['win_rate']:>8.3f} [{lo:.3f}, {hi:.3f}] {row['mean_return']:>11.3f}{rating}")
+        if len(self.competitors) == self.num_players:
+            lines.append(f"even play would give each {1 / self.num_players:.3f}; shared wins count 1/k each")
+        if self.result.truncated:
+            lines.append(f"{self.result.truncated} games hit a step limit and count for nobody")
+        return "\n".join(lines)
+
+
+def evaluate(
+    game: Game,
+    competitors: list[Competitor],
+    deals: int,
+    seed: int = 0,
+    on_game: Callable[[State, list[int], int], None] | None = None,
+    ratings: bool = True,
+) -> Report:
+    """Play ``deals`` deals, each once per seat rotation; ratings when every seat has its own agent."""
+    rater = Ratings([c.name for c in competitors]) if ratings and len(competitors) >= 2 else None
+
+    def each_game(state: State, seating: list[int], deal_seed: int) -> None:
+        if rater is not None:
+            rater.update(state, seating)
+        if on_game is not None:
+            on_game(state, seating, deal_seed)
+
+    result = play_match(
+        game, [c.agent for c in competitors], deals, seed=seed, names=[c.name for c in competitors],
+        on_game=each_game,
+    )
+    usable = rater is not None and len(competitors) == game.num_players
+    return Report(
+        env_id=game.env_id, game_config=game.config.to_dict(), deals=deals, seed=seed,
+        competitors=competitors, result=result, ratings=rater.as_dicts() if usable else None,
+    )
+
+
+def versus_baseline(game: Game, agent_name: str, agent, kind: str, deals: int, seed: int) -> Report:
+    """One agent against ``num_players - 1`` copies of a baseline (each seat its own instance)."""
+    n = game.num_players
+    comps = [Competitor(agent_name, agent)]
+    for k in range(1, n):
+        b = baseline(kind, game.env_id, name=kind if n == 2 else f"{kind}#{k}")
+        comps.append(b)
+    return evaluate(game, comps, deals, seed=seed, ratings=n > 2)
+
+
+def game_logger(path: str, competitors: list[Competitor]) -> Callable[[State, list[int], int], None]:
+    """An ``on_game`` hook writing each game to a game log (``kabenvs.records``)."""
+    try:
+        from kabenvs.records import append_record, make_record
+    except ImportError as exc:
+        raise ConfigError(
+            f"--log needs the game-log module kabenvs.records, which is not available here ({exc})"
+        ) from None
+
+    def write(state: State, seating: list[int], deal_seed: int) -> None:
+        seats = [dict(competitors[idx].seat_info or {"kind": "agent", "name": competitors[idx].name}) for idx in seating]
+        append_record(path, make_record(state, seats, deal_seed))
+
+    return write

@@ -1,0 +1,329 @@
+"""One training run: config -> run folder -> MaskablePPO self-play -> final model + evaluation.
+
+Run folder (``output.dir/output.name``)::
+
+    config.yaml            the resolved config (every default filled in)
+    checkpoints/           step_<N>.zip (+ .json metadata), every output.checkpoint_interval steps,
+                           on Ctrl-C, and at the end; progress.json says where to resume
+    snapshots/             snap_<N>.pt: the opponent pool's frozen policies (restored by --resume)
+    tensorboard/           SB3's TensorBoard logs plus eval/win_rate_<baseline>
+    evaluations.csv        one row per (step, baseline) evaluation
+    win_rate.png           win rate against each baseline over training steps, with 95% CIs
+    final_model.zip/.json  the trained model and its metadata (env id, game config, sizes, version)
+    final_evaluation.json  the final table as JSON
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from kabenvs.agents.policy import PolicyAgent, save_model
+from kabenvs.core.errors import ConfigError
+from training.config import dump_config, make_game_from_config, validate
+from training.evaluation import BASELINES, Report, versus_baseline
+
+CSV_FIELDS = ["step", "phase", "baseline", "players", "games", "win_rate", "ci_low", "ci_high", "mean_return",
+              "fair_share", "elapsed_s"]
+
+
+class RunFolder:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.checkpoints = path / "checkpoints"
+        self.snapshots = path / "snapshots"
+        self.tensorboard = path / "tensorboard"
+        self.csv = path / "evaluations.csv"
+        self.plot = path / "win_rate.png"
+        self.config = path / "config.yaml"
+        self.progress = self.checkpoints / "progress.json"
+        self.final_model = path / "final_model.zip"
+        self.final_evaluation = path / "final_evaluation.json"
+
+    def create(self) -> None:
+        for p in (self.path, self.checkpoints, self.snapshots):
+            p.mkdir(parents=True, exist_ok=True)
+
+    def latest_checkpoint(self) -> Path | None:
+        if self.progress.is_file():
+            name = json.loads(self.progress.read_text()).get("checkpoint")
+            if name and (self.checkpoints / name).is_file():
+                return self.checkpoints / name
+        found = sorted(self.checkpoints.glob("step_*.zip"), key=lambda p: int(re.findall(r"\d+", p.stem)[0]))
+        return found[-1] if found else None
+
+
+def fresh_run_folder(cfg: dict[str, Any]) -> Path:
+    """``dir/name``, or ``dir/name_2``, ``_3``... when a previous run holds that name."""
+    base = Path(cfg["output"]["dir"]) / cfg["output"]["name"]
+    path, k = base, 1
+    while path.exists() and any(path.iterdir()):
+        k += 1
+        path = base.with_name(f"{base.name}_{k}")
+    return path
+
+
+def available_baselines(cfg: dict[str, Any], env_id: str) -> tuple[list[str], list[str]]:
+    from training.pool import heuristic_available
+
+    kinds, notes = [], []
+    for kind in cfg["evaluation"]["baselines"]:
+        if kind == "heuristic":
+            ok, why = heuristic_available(env_id)
+            if not ok:
+                notes.append(f"evaluation against the heuristic bot skipped: {why}")
+                continue
+        kinds.append(kind)
+    return kinds, notes
+
+
+def _callback_class():
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class SelfPlayCallback(BaseCallback):
+        """Snapshots for the pool, periodic evaluation (CSV, TensorBoard, plot), checkpoints."""
+
+        def __init__(self, trainer: "Trainer") -> None:
+            super().__init__()
+            self.trainer = trainer
+
+        def _on_step(self) -> bool:
+            t = self.trainer
+            step = self.num_timesteps
+            sp, ev, out = t.cfg["self_play"], t.cfg["evaluation"], t.cfg["output"]
+            if step - t.progress["last_snapshot"] >= sp["snapshot_interval"]:
+                t.take_snapshot(step)
+            if step - t.progress["last_eval"] >= ev["interval"]:
+                t.periodic_evaluation(step, self.logger)
+            if step - t.progress["last_checkpoint"] >= out["checkpoint_interval"]:
+                t.save_checkpoint(step)
+            return True
+
+    return SelfPlayCallback
+
+
+class Trainer:
+    def __init__(self, cfg: dict[str, Any], folder: Path, resume: bool = False, echo=print) -> None:
+        self.cfg = cfg
+        self.run = RunFolder(folder)
+        self.resume = resume
+        self.echo = echo
+        self.game = make_game_from_config(cfg)
+        self.baselines, notes = available_baselines(cfg, self.game.env_id)
+        self.notes = list(notes)
+        self.progress = {"last_snapshot": 0, "last_eval": 0, "last_checkpoint": 0, "checkpoint": None,
+                         "train_seconds": 0.0}
+        self.model = None
+        self.env = None
+        self.pool = None
+        self._t0 = time.perf_counter()
+        self._seconds_before = 0.0
+
+    # -- setup ------------------------------------------------------------------------------------
+    def setup(self) -> None:
+        from training.build import make_env, make_model, make_pool, set_threads
+
+        set_threads(self.cfg["algorithm"]["torch_threads"])
+        self.run.create()
+        self.pool = make_pool(self.cfg, self.game, warn=False)
+        self.notes.extend(self.pool.notes)
+        self.env = make_env(self.cfg, self.game, self.pool)
+        tb = str(self.run.tensorboard) if self.cfg["output"]["tensorboard"] else None
+        if self.resume:
+            self._restore(tb)
+        else:
+            dump_config(self.cfg, self.run.config)
+            self.model = make_model(self.cfg, self.env, tensorboard_log=tb)
+
+    def _restore(self, tb: str | None) -> None:
+        from sb3_contrib import MaskablePPO
+        import torch
+
+        ckpt = self.run.latest_checkpoint()
+        if ckpt is None:
+            raise ConfigError(f"--resume: no checkpoint in {self.run.checkpoints}; nothing to resume")
+        if self.run.progress.is_file():
+            self.progress.update(json.loads(self.run.progress.read_text()))
+        self._seconds_before = float(self.progress.get("train_seconds", 0.0))
+        self.model = MaskablePPO.load(str(ckpt), env=self.env, device=self.cfg["algorithm"]["device"],
+                                      tensorboard_log=tb)
+        self.pool.set_current(self.model.policy)
+        snaps = sorted(self.run.snapshots.glob("snap_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
+        for path in snaps[-self.cfg["self_play"]["max_snapshots"]:]:
+            step = int(path.stem.split("_")[1])
+            if step <= self.model.num_timesteps:
+                self.pool.add_snapshot(step, state_dict=torch.load(path, weights_only=True))
+        self.echo(f"resuming {self.run.path} from {ckpt.name} at step {self.model.num_timesteps} "
+                  f"with {len(self.pool.snapshots)} snapshots")
+
+    # -- events during training -----------------------------------------------------------------
+    def take_snapshot(self, step: int) -> None:
+        import torch
+
+        key = self.pool.add_snapshot(step)
+        torch.save(self.pool.snapshots[key].state_dict(), self.run.snapshots / f"snap_{step}.pt")
+        self.progress["last_snapshot"] = step
+
+    def learner_agent(self, seed: int) -> PolicyAgent:
+        return PolicyAgent(self.model.policy, name="trained", seed=seed,
+                           deterministic=self.cfg["evaluation"]["deterministic"])
+
+    def evaluate_now(self, deals: int) -> dict[str, Report]:
+        ev = self.cfg["evaluation"]
+        self.model.policy.set_training_mode(False)
+        reports = {}
+        for kind in self.baselines:
+            agent = self.learner_agent(ev["seed"])
+            reports[kind] = versus_baseline(self.game, "trained", agent, kind, deals, ev["seed"])
+        return reports
+
+    def periodic_evaluation(self, step: int, logger=None) -> dict[str, Report]:
+        reports = self.evaluate_now(self.cfg["evaluation"]["deals"])
+        self._record(step, reports, logger)
+        self.progress["last_eval"] = step
+        return reports
+
+    def _record(self, step: int, reports: dict[str, Report], logger=None, phase: str = "periodic") -> None:
+        new = not self.run.csv.is_file()
+        with open(self.run.csv, "a", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
+            if new:
+                w.writeheader()
+            for kind, rep in reports.items():
+                lo, hi = rep.result.interval(0)
+                w.writerow({
+                    "step": step, "phase": phase, "baseline": kind, "players": self.game.num_players,
+                    "games": rep.result.games, "win_rate": round(rep.result.win_rate(0), 4),
+                    "ci_low": round(lo, 4), "ci_high": round(hi, 4),
+                    "mean_return": round(rep.result.mean_return(0), 4),
+                    "fair_share": round(1 / self.game.num_players, 4),
+                    "elapsed_s": round(self.train_seconds(), 1),
+                })
+                if logger is not None:
+                    logger.record(f"eval/win_rate_{kind}", rep.result.win_rate(0))
+        try:
+            plot_win_rates(self.run.csv, self.run.plot, title=f"{self.game.env_id} {self.game.config.to_dict()}")
+        except Exception as exc:  # a plot must never stop a training run
+            self.notes.append(f"plot not written: {exc}")
+
+    def train_seconds(self) -> float:
+        return self._seconds_before + time.perf_counter() - self._t0
+
+    def save_checkpoint(self, step: int) -> Path:
+        path = save_model(self.model, self.run.checkpoints / f"step_{step}.zip", self.game)
+        self.progress["last_checkpoint"] = step
+        self.progress["checkpoint"] = path.name
+        self.progress["train_seconds"] = self.train_seconds()
+        self.run.progress.write_text(json.dumps(self.progress, indent=2) + "\n")
+        return path
+
+    # -- the run ------------------------------------------------------------------------------------
+    def learn(self) -> bool:
+        """Train to ``total_timesteps``; returns False if interrupted (a checkpoint is saved)."""
+        total = self.cfg["algorithm"]["total_timesteps"]
+        remaining = total - self.model.num_timesteps
+        if remaining <= 0:
+            return True
+        callback = _callback_class()(self)
+        self._t0 = time.perf_counter()
+        try:
+            self.model.learn(
+                remaining, callback=callback, reset_num_timesteps=not self.resume,
+                progress_bar=self.cfg["output"]["progress_bar"], tb_log_name="MaskablePPO",
+            )
+        except KeyboardInterrupt:
+            path = self.save_checkpoint(self.model.num_timesteps)
+            self.echo(f"\ninterrupted at step {self.model.num_timesteps}; checkpoint saved to {path}")
+            return False
+        return True
+
+    def finish(self) -> dict[str, Report]:
+        step = self.model.num_timesteps
+        self.save_checkpoint(step)
+        save_model(self.model, self.run.final_model, self.game, extra={
+            "train_seconds": round(self.train_seconds(), 1), "config": self.cfg,
+        })
+        reports = self.evaluate_now(self.cfg["evaluation"]["final_deals"])
+        self._record(step, reports, phase="final")
+        summary = {
+            "step": step, "train_seconds": round(self.train_seconds(), 1),
+            "model": str(self.run.final_model),
+            "reports": {k: r.to_json() for k, r in reports.items()}, "notes": self.notes,
+        }
+        self.run.final_evaluation.write_text(json.dumps(summary, indent=2) + "\n")
+        return reports
+
+
+def final_table(game, reports: dict[str, Report], seconds: float, steps: int) -> str:
+    n = game.num_players
+    lines = [
+        f"trained {game.env_id} {game.config.to_dict()} for {steps} learner steps in {seconds:.0f} s",
+        f"{'trained agent vs':<22} {'games':>6} {'win rate':>9} {'95% CI':>15} {'even share':>10}  verdict",
+    ]
+    for kind, rep in reports.items():
+        r = rep.result
+        lo, hi = r.interval(0)
+        fair = 1 / n
+        verdict = "beats it" if lo > fair else ("loses to it" if hi < fair else "not separable")
+        who = kind if n == 2 else f"{n - 1} x {kind}"
+        lines.append(f"{who:<22} {r.games:>6} {r.win_rate(0):>9.3f} [{lo:.3f}, {hi:.3f}] {fair:>10.3f}  {verdict}")
+    return "\n".join(lines)
+
+
+def plot_win_rates(csv_path: Path, png_path: Path, title: str = "") -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = list(csv.DictReader(open(csv_path)))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for kind in dict.fromkeys(r["baseline"] for r in rows):
+        by_step = {}  # the final evaluation (more deals) replaces a periodic one at the same step
+        for r in rows:
+            if r["baseline"] == kind and (r.get("phase") == "final" or r["step"] not in by_step):
+                by_step[r["step"]] = r
+        sel = sorted(by_step.values(), key=lambda r: int(r["step"]))
+        x = [int(r["step"]) for r in sel]
+        y = [float(r["win_rate"]) for r in sel]
+        ax.plot(x, y, marker="o", label=f"vs {kind}")
+        ax.fill_between(x, [float(r["ci_low"]) for r in sel], [float(r["ci_high"]) for r in sel], alpha=0.2)
+    if rows:
+        ax.axhline(float(rows[0]["fair_share"]), color="grey", linestyle="--", label="even share")
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("learner steps")
+    ax.set_ylabel("win rate (95% CI)")
+    ax.set_title(title, fontsize=9)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=100)
+    plt.close(fig)
+
+
+def train(cfg: dict[str, Any], resume_folder: Path | None = None, echo=print) -> tuple[Trainer, dict[str, Report] | None]:
+    """Train from a validated config. With ``resume_folder``, continue that run."""
+    if resume_folder is not None:
+        folder = resume_folder
+        saved = validate(__import__("yaml").safe_load((folder / "config.yaml").read_text()),
+                         source=str(folder / "config.yaml"))
+        # the saved config rules, except the length of training, which --resume may extend
+        saved["algorithm"]["total_timesteps"] = cfg["algorithm"]["total_timesteps"]
+        cfg = saved
+    else:
+        folder = fresh_run_folder(cfg)
+    trainer = Trainer(cfg, folder, resume=resume_folder is not None, echo=echo)
+    trainer.setup()
+    for note in trainer.notes:
+        echo(f"note: {note}")
+    echo(f"run folder: {trainer.run.path}")
+    if not trainer.learn():
+        return trainer, None
+    reports = trainer.finish()
+    return trainer, reports
+
+
+__all__ = ["BASELINES", "Trainer", "final_table", "plot_win_rates", "train"]
