@@ -249,9 +249,6 @@ class BarakkaGame(Game):
             return 2 * self.solo_turns
         return 2 * self.config.max_turns
 
-    def new_state(self, rng=None) -> "BarakkaState":
-        return BarakkaState.deal(self, as_generator(rng))
-
 
 class BarakkaState(State):
     game: BarakkaGame
