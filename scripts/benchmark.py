@@ -91,7 +91,9 @@ def kabenvs_rows(env_ids: list[str], seconds: float, all_configs: bool) -> list[
     rows = []
     for eid in env_ids:
         cls = game_class(eid)
-        configs = cls.test_configs if all_configs else [cls.test_configs[0]]
+        # the game's own defaults (full-length games); --all-configs adds the test-kit configs,
+        # some of which cap game length to keep the kit fast
+        configs = [{}] + (cls.test_configs if all_configs else [])
         for cfg in configs:
             env = kabenvs.make(eid, **cfg)
             rows.append({"env": eid, "loop": "AEC", "config": cfg, **bench_aec(env, seconds)})
@@ -109,7 +111,7 @@ def training_rows(env_ids: list[str], seconds: float) -> list[dict]:
              **measure_tutorial_baseline(seconds)}]
     for eid in env_ids:
         cls = game_class(eid)
-        cfg = next((c for c in cls.test_configs if c.get("num_players", 2) == 2), cls.test_configs[0])
+        cfg = {"num_players": 2} if 2 in cls.Config.PLAYER_COUNTS else {}
         rows.append({"env": eid, "loop": "train", "config": cfg,
                      **measure_training_throughput(eid, cfg, seconds)})
     return rows
@@ -126,7 +128,7 @@ def print_table(rows: list[dict]) -> None:
         sps = r["agent_steps_per_s"]
         t = sps / ref["tictactoe_v3"] if "tictactoe_v3" in ref else float("nan")
         c = sps / ref["connect_four_v3"] if "connect_four_v3" in ref else float("nan")
-        cfg = ",".join(f"{k}={v}" for k, v in sorted(r.get("config", {}).items()))
+        cfg = ",".join(f"{k}={v}" for k, v in sorted(r.get("config", {}).items())) or "defaults"
         print(f"{r['env']:<34} {r['loop']:<5} {sps:>13,.0f} {r['games_per_s']:>9,.1f} "
               f"{r['mean_game_length']:>9.1f} {t:>11.2f} {c:>10.2f}  {cfg}")
     train = [r for r in rows if r["loop"] == "train"]

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from kabenvs.agents.base import Agent, Decision, play_game
+from kabenvs.agents.human import HumanAgent
 from kabenvs.agents.random_agent import RandomAgent
 
-__all__ = ["Agent", "Decision", "RandomAgent", "heuristic_agent", "play_game"]
+# PolicyAgent (kabenvs.agents.policy) is not imported here: it needs torch, and importing
+# kabenvs must not. Use kabenvs.agents.policy.load_agent(path, game).
+__all__ = ["Agent", "Decision", "HumanAgent", "RandomAgent", "heuristic_agent", "play_game"]
 
 
 def heuristic_agent(env_id: str, seed: int | None = None) -> Agent:

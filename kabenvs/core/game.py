@@ -69,8 +69,10 @@ class Game:
         raise NotImplementedError
 
     def new_state(self, rng: np.random.Generator | int | None = None) -> "State":
-        """Shuffle and deal. The state keeps ``rng`` for all later chance."""
-        raise NotImplementedError
+        """Shuffle and deal. The state keeps ``rng`` for all later chance.
+
+        Every game's State provides the classmethod ``deal(game, rng)``; this calls it."""
+        return self.State.deal(self, as_generator(rng))
 
     def max_decisions(self) -> int:
         """An upper bound on decisions in one game (the kit checks games end within it)."""

@@ -241,9 +241,6 @@ class AlakazumGame(Game):
     def max_decisions(self) -> int:
         return self.decision_cap
 
-    def new_state(self, rng=None) -> "AlakazumState":
-        return AlakazumState.deal(self, as_generator(rng))
-
 
 class AlakazumState(State):
     game: AlakazumGame

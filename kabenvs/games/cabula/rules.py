@@ -237,9 +237,6 @@ class CabulaGame(Game):
     def max_decisions(self) -> int:
         return self.config.max_turns * DECISIONS_PER_TURN_CAP
 
-    def new_state(self, rng=None) -> "CabulaState":
-        return CabulaState.deal(self, as_generator(rng))
-
 
 class CabulaState(State):
     game: CabulaGame

@@ -187,9 +187,6 @@ class KabaalGame(Game):
         rituals = n * CULTISTS_PER_PLAYER * (1 + n)  # Dagon flips and their pushes, whole game
         return self.config.max_rounds * per_round + rituals + 10
 
-    def new_state(self, rng=None) -> "KabaalState":
-        return KabaalState.deal(self, as_generator(rng))
-
 
 class KabaalState(State):
     game: KabaalGame

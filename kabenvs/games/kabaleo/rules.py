@@ -123,9 +123,6 @@ class KabaleoGame(Game):
         # placement anywhere makes the banned spot free again, so passes are bounded by pieces.
         return 2 * self.total_pieces + self.num_players
 
-    def new_state(self, rng=None) -> "KabaleoState":
-        return KabaleoState.deal(self, as_generator(rng))
-
 
 class KabaleoState(State):
     game: KabaleoGame
