@@ -113,4 +113,4 @@ def test_train_cli_rejects_bad_config_with_exit_2(tmp_path, capsys):
     assert "unknown key algorithm.n_epoch (did you mean 'n_epochs'?)" in err
     assert len(err.strip().splitlines()) == 1
     assert module.main([str(ROOT / "configs" / "quickstart.yaml"), "--check"]) == 0
-    assert "env_id: kabaleo_v0" in capsys.readouterr().out
+    assert "env_id: cabula_v0" in capsys.readouterr().out
