@@ -31,6 +31,18 @@ from kabenvs.core.errors import ConfigError, IllegalActionError
 from kabenvs.core.observation import ObservationLayout
 
 
+# A fixed seed sequence to build throwaway bit generators from: much cheaper than
+# np.random.default_rng(), which gathers OS entropy only for it to be overwritten at once.
+_TEMPLATE_SEED = np.random.SeedSequence(0)
+
+
+def copy_generator(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in exactly ``rng``'s state (for clones and restores)."""
+    new = np.random.Generator(type(rng.bit_generator)(_TEMPLATE_SEED))
+    new.bit_generator.state = rng.bit_generator.state
+    return new
+
+
 def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng
@@ -251,18 +263,31 @@ class State:
         state = game.State.__new__(game.State)
         state.__dict__.update(copy.deepcopy(fields))
         state.game = game
-        state.rng = np.random.default_rng()
+        state.rng = np.random.Generator(np.random.PCG64(_TEMPLATE_SEED))
         state.rng.bit_generator.state = rng_state
         state._reset_caches()
         return state
 
     def clone(self) -> "State":
-        new = self.__class__.__new__(self.__class__)
-        new.__dict__.update(copy.deepcopy(self._data()))
-        new.game = self.game
-        new.rng = np.random.default_rng()
-        new.rng.bit_generator.state = self.rng.bit_generator.state
+        """Generic copy (deep-copies the public fields); games override it with a fast one that
+        starts from ``_clone_base`` and copies their own fields."""
+        new = self._clone_base()
+        for key, value in self._data().items():
+            if key not in new.__dict__:
+                new.__dict__[key] = copy.deepcopy(value)
         new._reset_caches()
+        return new
+
+    def _clone_base(self, share_rng: bool = False) -> "State":
+        """A new state of the same class with the base fields copied (game, generator,
+        current_player, truncated, history). ``share_rng`` is for games that draw no chance after
+        the deal; the caller copies its own fields and then calls ``_reset_caches``."""
+        new = self.__class__.__new__(self.__class__)
+        new.game = self.game
+        new.rng = self.rng if share_rng else copy_generator(self.rng)
+        new.current_player = self.current_player
+        new.truncated = self.truncated
+        new.history = self.history[:]
         return new
 
     def __repr__(self) -> str:

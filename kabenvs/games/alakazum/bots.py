@@ -291,7 +291,6 @@ class HeuristicAgent:
 
     # ------------------------------------------------------------------ traps
     def _leader(self, candidates):
-        st = self.st
         return max(candidates, key=lambda q: (max(self._culture_totals(q, False)), -q))
 
     def _give_recipient(self, legal):

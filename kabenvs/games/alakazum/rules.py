@@ -1194,10 +1194,7 @@ class AlakazumState(State):
         return invariants(self)
 
     def clone(self) -> "AlakazumState":
-        new = AlakazumState.__new__(AlakazumState)
-        new.game = self.game
-        new.rng = np.random.default_rng()
-        new.rng.bit_generator.state = self.rng.bit_generator.state
+        new = self._clone_base()
         d = self.__dict__
         nd = new.__dict__
         for key in _SCALARS:

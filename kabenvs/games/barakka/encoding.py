@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kabenvs.core.observation import ObservationLayout
-from kabenvs.games.barakka.data import MAX_SEQUENCE, RANKS
+from kabenvs.games.barakka.data import MAX_SEQUENCE
 
 if TYPE_CHECKING:
     from kabenvs.games.barakka.rules import BarakkaGame, BarakkaState

@@ -77,7 +77,7 @@ from kabenvs.games.cabula import cards as C
 from kabenvs.games.cabula.encoding import encode, resample
 from kabenvs.games.cabula.cards import (
     BALL, BOOK, CAULDRON, DOUBLE, HAND_SIZE, HAND_TYPES, IS_CURSE, MONSTERS, NECRO, NUM_TYPES,
-    PARCHMENT, PLURAL, SINGULAR, SKULL, STAR, WAND, WIN_STARS, WITCH,
+    PARCHMENT, PLURAL, SINGULAR, STAR, WAND, WIN_STARS, WITCH,
 )
 
 DECISIONS_PER_TURN_CAP = 60  # safety-net bound per turn (note 13); real turns use a handful
@@ -764,13 +764,7 @@ class CabulaState(State):
         return problems
 
     def clone(self) -> "CabulaState":
-        new = CabulaState.__new__(CabulaState)
-        new.game = self.game
-        new.rng = np.random.default_rng()
-        new.rng.bit_generator.state = self.rng.bit_generator.state
-        new.current_player = self.current_player
-        new.truncated = self.truncated
-        new.history = self.history[:]
+        new = self._clone_base()
         new.hands = [h[:] for h in self.hands]
         new.deck = self.deck[:]
         new.discard = self.discard[:]

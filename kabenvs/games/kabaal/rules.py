@@ -60,7 +60,7 @@ import numpy as np
 
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
-from kabenvs.core.game import Game, State, as_generator
+from kabenvs.core.game import Game, State, as_generator, copy_generator
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.kabaal.board import (
     AREA_CARDS,
@@ -724,8 +724,7 @@ class KabaalState(State):
                     value = value[:]
             d[key] = value
         new.game = self.game
-        new.rng = np.random.default_rng()
-        new.rng.bit_generator.state = self.rng.bit_generator.state
+        new.rng = copy_generator(self.rng)
         new._reset_caches()
         return new
 

@@ -372,13 +372,7 @@ class KabaleoState(State):
 
     def clone(self) -> "KabaleoState":
         # Faster than the generic deepcopy: every field is a flat list or a list of flat lists.
-        new = KabaleoState.__new__(KabaleoState)
-        new.game = self.game
-        new.rng = np.random.default_rng()
-        new.rng.bit_generator.state = self.rng.bit_generator.state
-        new.current_player = self.current_player
-        new.truncated = self.truncated
-        new.history = self.history[:]
+        new = self._clone_base()
         new.targets = self.targets[:]
         new.spots = [s[:] for s in self.spots]
         new.stock = [s[:] for s in self.stock]
