@@ -59,6 +59,11 @@ def build_layout(game: "BarakkaGame") -> ObservationLayout:
         lay.add("token", n + 1, "El Portugues token holder, seat-relative; last = supply")
     if game.karim:
         lay.add("rose", n + 1, "Desert Rose holder, seat-relative; last = supply")
+    # Derived from the blocks above (nothing new is revealed): whether a card would repeat a type
+    # a sequence already shows. A duplicate ruins a sequence, and a small net learns this AND of
+    # "card in hand" x "cards in that sequence" slowly from a win/loss reward alone.
+    lay.add("held_dup", H, "derived: known copies of my held card's type in my sequences")
+    lay.add("pile_dup", (P, n), "derived: known copies of each pile's top-card type in each player's sequences")
     lay.add("turn", 1, "turns played / turn cap (solo: / turns of the game)")
     game._off = {name: lay.offset(name) for name in lay.blocks()}
     game.unseen_slice = lay["unseen"]
@@ -96,7 +101,24 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
     for i, deck in enumerate(state.decks):
         buf[o + i] = len(deck) / g.num_cards
     buf[off["turn"]] = state.turn / g.turn_limit
+    _write_dups(g, buf, state.held[player], state.piles)
     return buf
+
+
+def _write_dups(g, buf: np.ndarray, held, piles) -> None:
+    """The derived ``held_dup``/``pile_dup`` blocks, read from the sequence counts this seat's
+    vector already holds (so table memory sees only tops here too)."""
+    off = g._off
+    n, S, T = g.num_players, g.num_colours, g.num_types
+    o = off["seq"]
+    per_type = buf[o: o + n * S * T].reshape(n, S, T).sum(axis=1)  # (seat row, type)
+    o = off["held_dup"]
+    for j, x in enumerate(held):
+        buf[o + j] = per_type[0, x]
+    o = off["pile_dup"]
+    for i, pile in enumerate(piles):
+        if pile:
+            buf[o + i * n: o + (i + 1) * n] = per_type[:, pile[-1]]
 
 
 class BoardCache:
