@@ -35,6 +35,7 @@ def make_env(cfg: dict[str, Any], game: Game, pool: OpponentPool) -> SelfPlayVec
     return SelfPlayVecEnv(
         game, cfg["algorithm"]["n_envs"], pool, seed=cfg["algorithm"]["seed"],
         deterministic_opponents=cfg["self_play"]["deterministic_opponents"],
+        skip_forced=cfg["self_play"]["skip_forced"],
     )
 
 

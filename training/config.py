@@ -64,6 +64,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "snapshot_interval": Key("int", 20_000, 1, doc="learner steps between snapshots of the policy"),
         "max_snapshots": Key("int", 10, 1, 1000, doc="oldest snapshots are dropped beyond this"),
         "deterministic_opponents": Key("bool", False, doc="policy opponents play their argmax"),
+        "skip_forced": Key(
+            "bool", False,
+            doc="the learner's decisions with a single legal action are played for it (no learner step)",
+        ),
     },
     "evaluation": {
         "interval": Key("int", 25_000, 1, doc="learner steps between evaluations"),

@@ -11,6 +11,8 @@ opponents drawn anew (SB3's auto-reset convention, ``terminal_observation`` in `
 What the learner sees is exactly its own seat's view: ``state.observation(seat)`` and
 ``state.legal_mask()`` when ``state.current_player == seat``; out-of-turn decisions of its seat
 (reactions, responses) are learner steps like any other. A solo game has no opponents.
+With ``skip_forced`` a learner decision that has a single legal action is played for it: no
+step, no observation, a shorter horizon for credit assignment (Alakazum! has ~30% such decisions).
 Batching the opponents is what makes this several times faster than one policy call per AEC step.
 """
 
@@ -39,6 +41,7 @@ class SelfPlayVecEnv(VecEnv):
         seed: int | None = None,
         deterministic_opponents: bool = False,
         max_decisions: int | None = None,
+        skip_forced: bool = False,
     ) -> None:
         self.render_mode = None  # read by VecEnv.__init__
         obs_space = spaces.Box(low=-np.inf, high=np.inf, shape=(game.observation_size,), dtype=np.float32)
@@ -46,6 +49,7 @@ class SelfPlayVecEnv(VecEnv):
         self.game = game
         self.pool = pool
         self.deterministic_opponents = deterministic_opponents
+        self.skip_forced = skip_forced
         self.max_decisions = max_decisions or game.max_decisions()
         self.rng = np.random.default_rng(seed)
         self.states: list[State | None] = [None] * num_envs
@@ -123,6 +127,23 @@ class SelfPlayVecEnv(VecEnv):
                 self.decisions[i] += 1
             pending = [i for i, _ in chosen if self._waiting(i)]
 
+    def _advance(self, slots: list[int]) -> None:
+        """Play the opponents (and, with ``skip_forced``, the learner's forced moves) until each
+        game is at a learner decision with a real choice, or over."""
+        while slots:
+            self._play_opponents(slots)
+            if not self.skip_forced:
+                return
+            forced = []
+            for i in slots:
+                if self._at_learner(i):
+                    legal = self.states[i].legal_actions()
+                    if len(legal) == 1:
+                        self.states[i].apply(legal[0])
+                        self.decisions[i] += 1
+                        forced.append(i)
+            slots = forced
+
     def _start_games(self, slots: list[int]) -> None:
         """Deal new games in ``slots`` and play them up to the learner's first decision.
 
@@ -132,7 +153,7 @@ class SelfPlayVecEnv(VecEnv):
         while todo:
             for i in todo:
                 self._deal(i)
-            self._play_opponents(todo)
+            self._advance(todo)
             todo = [i for i in todo if not self._at_learner(i)]
 
     # -- VecEnv API ----------------------------------------------------------------------------------
@@ -158,7 +179,7 @@ class SelfPlayVecEnv(VecEnv):
             self.states[i].apply(a)
             self.decisions[i] += 1
             self.learner_steps[i] += 1
-        self._play_opponents(list(range(n)))
+        self._advance(list(range(n)))
         obs = np.empty((n, self.game.observation_size), dtype=np.float32)
         finished = [i for i in range(n) if not self._at_learner(i)]
         for i in finished:

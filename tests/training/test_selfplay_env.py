@@ -161,3 +161,27 @@ def test_games_keep_their_snapshot_opponent_when_the_pool_drops_it():
     for step in range(2, 40):
         pool.add_snapshot(step)  # drops the previous one while games against it are in flight
         env.step(random_learner_actions(env, rng))
+
+
+def test_skip_forced_plays_the_learners_single_choice_moves_for_it():
+    """With ``skip_forced`` the learner is only ever asked when it has a real choice; its forced
+    moves are still applied (the game's record holds them) and games still end with a reward."""
+    from kabenvs.core.registry import make_game
+
+    game = make_game("alakazum_v0", num_players=2, max_turns=6)
+    pool = OpponentPool(game.env_id, {"random": 1.0}, rng=np.random.default_rng(0))
+    env = SelfPlayVecEnv(game, 4, pool, seed=0, skip_forced=True)
+    plain = SelfPlayVecEnv(game, 4, OpponentPool(game.env_id, {"random": 1.0}, rng=np.random.default_rng(0)), seed=0)
+    rng = np.random.default_rng(5)
+    env.reset()
+    plain.reset()
+    forced_seen = 0
+    done_games = 0
+    for _ in range(150):
+        assert (env.action_masks().sum(axis=1) >= 2).all()
+        forced_seen += int((plain.action_masks().sum(axis=1) == 1).sum())
+        _, _, dones, _ = env.step(random_learner_actions(env, rng))
+        plain.step(random_learner_actions(plain, rng))
+        done_games += int(dones.sum())
+    assert forced_seen > 20  # without the option the learner is asked forced moves
+    assert done_games > 3
