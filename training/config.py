@@ -2,6 +2,7 @@
 
 Sections: ``game`` (env id + the game's own Config fields, one to one), ``algorithm``
 (MaskablePPO hyperparameters, network, seed, threads), ``self_play`` (opponent pool),
+``imitation`` (an optional warm start from a teacher bot's games),
 ``evaluation`` and ``output``. Every mistake stops with a ``TrainingConfigError`` naming the file,
 the key, the value and what is allowed; a typo gets a "did you mean".
 """
@@ -68,6 +69,13 @@ SCHEMA: dict[str, dict[str, Key]] = {
             "bool", False,
             doc="the learner's decisions with a single legal action are played for it (no learner step)",
         ),
+    },
+    "imitation": {
+        "games": Key("int", 0, 0, 1_000_000, doc="teacher games to imitate before PPO (0: no warm start)"),
+        "teacher": Key("str", "heuristic", choices=("heuristic", "random")),
+        "epochs": Key("int", 10, 1, 1000, doc="passes over the teacher's decisions"),
+        "batch_size": Key("int", 256, 1, 1_000_000),
+        "learning_rate": Key("float", 1e-3, 0.0, 1.0, low_open=True),
     },
     "evaluation": {
         "interval": Key("int", 25_000, 1, doc="learner steps between evaluations"),

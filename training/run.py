@@ -138,6 +138,18 @@ class Trainer:
         else:
             dump_config(self.cfg, self.run.config)
             self.model = make_model(self.cfg, self.env, tensorboard_log=tb)
+            if self.cfg["imitation"]["games"] > 0:
+                self._warm_start()
+
+    def _warm_start(self) -> None:
+        """Imitate the teacher, then measure where that leaves the policy (step 0 of the CSV)."""
+        from training.imitation import warm_start
+
+        stats = warm_start(self.model, self.game, self.cfg, echo=self.echo)
+        (self.run.path / "imitation.json").write_text(json.dumps(stats, indent=2) + "\n")
+        if stats.get("examples"):
+            self._record(0, self.evaluate_now(self.cfg["evaluation"]["deals"]), phase="imitation")
+        self._seconds_before = self.train_seconds()  # the run's time includes the warm start
 
     def _restore(self, tb: str | None) -> None:
         from sb3_contrib import MaskablePPO

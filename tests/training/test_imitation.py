@@ -1,0 +1,92 @@
+"""The imitation warm start: examples are the teacher's real choices from each seat's own view,
+value targets are the seat's discounted return, fitting makes the policy agree with the teacher,
+and a run with ``imitation.games`` records where the warm start left the policy."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from kabenvs.agents import heuristic_agent
+from kabenvs.agents.base import Decision
+from kabenvs.core.registry import make_game
+from training.config import TrainingConfigError, validate
+from training.imitation import collect, fit
+from training.run import train
+from tests.training.test_smoke import tiny_config
+
+
+def test_examples_are_the_teachers_real_choices_with_discounted_returns():
+    game = make_game("cabula_v0", num_players=2)
+    demos = collect(game, 6, "heuristic", gamma=0.9, seed=3)
+    assert len(demos) > 30
+    assert demos.obs.shape == (len(demos), game.observation_size)
+    assert (demos.masks.sum(axis=1) >= 2).all()  # forced moves teach nothing and are left out
+    assert demos.masks[np.arange(len(demos)), demos.actions].all()  # the teacher played legal moves
+    # the last example of a seat in a game carries its return undiscounted, earlier ones less
+    powers = 0.9 ** np.arange(200)
+    for v in np.abs(demos.returns[demos.returns != 0]):
+        assert np.isclose(powers, v, atol=1e-5).any(), v
+    assert np.isclose(np.abs(demos.returns).max(), 1.0)
+
+
+def test_examples_replay_the_teachers_moves_from_each_seats_own_view():
+    game = make_game("kabaleo_v0", num_players=3)
+    demos = collect(game, 1, "heuristic", gamma=1.0, seed=11)
+    rng = np.random.default_rng(11)
+    state = game.new_state(np.random.default_rng(int(rng.integers(2**63))))
+    bots = [heuristic_agent("kabaleo_v0", seed=int(rng.integers(2**31))) for _ in range(3)]
+    k = 0
+    while state.current_player is not None:
+        p = state.current_player
+        d = Decision(p, state)
+        a = int(bots[p].act(d))
+        if len(d.legal_actions) > 1:
+            np.testing.assert_array_equal(demos.obs[k], state.observation(p))
+            assert demos.actions[k] == a
+            k += 1
+        state.apply(a)
+    assert k == len(demos)
+    winners = state.returns()
+    assert all(r in (winners[p] for p in range(3)) for r in demos.returns)
+
+
+def test_fitting_makes_the_policy_agree_with_the_teacher(tmp_path):
+    from training.build import make_env, make_model, make_pool
+
+    cfg = tiny_config(tmp_path, env_id="cabula_v0", num_players=2)
+    game = make_game("cabula_v0", num_players=2)
+    model = make_model(cfg, make_env(cfg, game, make_pool(cfg, game, warn=False)))
+    demos = collect(game, 150, "heuristic", gamma=0.99, seed=0)
+    before = fit(model.policy, demos, epochs=1, batch_size=256, learning_rate=1e-9, vf_coef=0.5, seed=0)
+    after = fit(model.policy, demos, epochs=8, batch_size=128, learning_rate=3e-3, vf_coef=0.5, seed=0)
+    assert after["teacher_agreement"] > 0.8 > before["teacher_agreement"] + 0.2
+    assert after["nll"] < before["nll"]
+
+
+def test_a_run_with_imitation_records_the_warm_start(tmp_path):
+    cfg = tiny_config(tmp_path, env_id="cabula_v0", num_players=2)
+    cfg["imitation"].update(games=30, epochs=2)
+    trainer, _ = train(cfg, echo=lambda *a: None)
+    run = trainer.run.path
+    stats = json.loads((run / "imitation.json").read_text())
+    assert stats["examples"] > 100 and stats["teacher"] == "heuristic" and 0 <= stats["teacher_agreement"] <= 1
+    rows = list(csv.DictReader(open(run / "evaluations.csv")))
+    assert [r["baseline"] for r in rows if r["phase"] == "imitation"] == ["random", "heuristic"]
+    assert all(r["step"] == "0" for r in rows if r["phase"] == "imitation")
+
+
+@pytest.mark.parametrize("bad, word", [
+    ({"games": -1}, "imitation.games"),
+    ({"teacher": "expert"}, "imitation.teacher"),
+    ({"epochs": 0}, "imitation.epochs"),
+    ({"gamez": 10}, "did you mean"),
+])
+def test_bad_imitation_settings_are_refused_by_name(bad, word):
+    with pytest.raises(TrainingConfigError, match=word):
+        validate({"game": {"env_id": "cabula_v0"}, "imitation": bad})
