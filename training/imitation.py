@@ -23,6 +23,7 @@ import numpy as np
 
 from kabenvs.agents.base import Decision
 from kabenvs.core.game import Game
+from training.evaluation import baseline
 
 
 @dataclass
@@ -37,24 +38,15 @@ class Demonstrations:
         return len(self.actions)
 
 
-def teacher_agent(kind: str, env_id: str, seed: int):
-    if kind == "heuristic":
-        from kabenvs.agents import heuristic_agent
-
-        return heuristic_agent(env_id, seed=seed)
-    from kabenvs.agents.random_agent import RandomAgent
-
-    return RandomAgent(seed=seed)
-
-
 def collect(game: Game, games: int, teacher: str, gamma: float, seed: int) -> Demonstrations:
     """Play ``games`` games with the teacher in every seat; one example per real choice."""
+    make_teacher = baseline(teacher, game.env_id).agent  # seed -> a fresh agent
     rng = np.random.default_rng(seed)
     obs, masks, actions, returns = [], [], [], []
     limit = game.max_decisions()
     for _ in range(games):
         state = game.new_state(np.random.default_rng(int(rng.integers(2**63))))
-        seats = [teacher_agent(teacher, game.env_id, int(rng.integers(2**31))) for _ in range(game.num_players)]
+        seats = [make_teacher(int(rng.integers(2**31))) for _ in range(game.num_players)]
         rows: list[tuple[int, int]] = []  # (seat, index of the example)
         steps = 0
         while state.current_player is not None and steps < limit:
