@@ -476,3 +476,25 @@ def test_observation_kept_up_to_date_move_by_move_equals_a_fresh_one(cfg):
             for p in range(game.num_players):
                 np.testing.assert_array_equal(s.observation(p), s.clone().observation(p))
             s.apply(rnd.choice(s.legal_actions()))
+
+
+@pytest.mark.parametrize("memory", ["perfect", "table"])
+def test_derived_dup_blocks_count_the_known_copies_in_each_sequence(memory):
+    """held_dup / pile_dup equal the copies of that card type the seat's own seq block shows."""
+    g = BarakkaGame(memory=memory)
+    st = g.new_state(np.random.default_rng(4))
+    rng = np.random.default_rng(5)
+    seen = 0
+    while st.current_player is not None:
+        for p in range(2):
+            v = g.layout.split(st.observation(p))
+            per_type = v["seq"].sum(axis=1)  # (seat row, type)
+            for j, x in enumerate(st.held[p]):
+                assert v["held_dup"][j] == per_type[0, x]
+                seen += per_type[0, x] > 0
+            for i, pile in enumerate(st.piles):
+                expected = per_type[:, pile[-1]] if pile else np.zeros(2)
+                np.testing.assert_array_equal(v["pile_dup"][i], expected)
+        legal = st.legal_actions()
+        st.apply(legal[int(rng.integers(len(legal)))])
+    assert seen > 0  # a random game holds a duplicate at some point
