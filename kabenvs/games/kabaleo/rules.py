@@ -85,7 +85,11 @@ class KabaleoGame(Game):
         self.board_offsets = {
             b: lay.offset(b) - lay.offset("base") for b in ("base", "top", "under", "height", "stack", "board_count")
         }
-        self._eye = np.eye(self.num_colours, dtype=np.float32)
+        # For the derived gain blocks: recolour[old, new] is the change in spots per colour when
+        # one spot goes from showing `old` to showing `new`; colour_rows[c, s] = c.
+        eye = np.eye(self.num_colours, dtype=np.int64)
+        self.recolour = eye[None, :, :] - eye[:, None, :]
+        self.colour_rows = np.repeat(np.arange(self.num_colours)[:, None], self.num_spots, axis=1)
         # _apply decodes a placement arithmetically; this keeps the catalog honest about it.
         assert all(self.place_ids[c, s] == c * self.num_spots + s for c in range(self.num_colours) for s in range(self.num_spots))
 
@@ -322,21 +326,21 @@ class KabaleoState(State):
         """Fill gain_mine / gain_lead: every placement's effect on the spot counts, seen by ``mine``."""
         g = self.game
         lay = g.layout
-        nc, ns = g.num_colours, g.num_spots
-        top = buf[lay["top"]].reshape(ns, 6)[:, :nc]
-        under = buf[lay["under"]].reshape(ns, 6)[:, :nc]
-        counts = np.rint(buf[lay["board_count"]][:nc] * ns)
-        # Placing colour c on spot s cancels when the spot is covered and shows c: the spot then
-        # shows what is under the top; otherwise it shows c.
-        cancel = top.T * under.sum(axis=1)  # (nc, ns)
-        new = cancel[:, :, None] * under[None, :, :] + (1.0 - cancel)[:, :, None] * g._eye[:, None, :]
-        after = counts - top[None, :, :] + new  # (nc, ns, nc): spots per colour after the move
+        self._board_vector()  # makes sure the cached move index is built
+        counts = np.rint(buf[lay["board_count"]][: g.num_colours] * g.num_spots).astype(np.int64)
+        # A move only turns one spot from colour `old` to colour `new`, so its effect is a table
+        # over (old, new) for the counts now, read per placement through the cached index
+        # old * colours + new: far cheaper than evaluating every placement's board.
+        after = counts + g.recolour  # (old, new, colour)
         mine_after = after[:, :, mine].copy()
-        after[:, :, mine] = -1.0
+        after[:, :, mine] = -1
         lead_after = mine_after - after.max(axis=2)
-        others_now = np.delete(counts, mine).max()
-        buf[lay["gain_mine"]] = (mine_after - counts[mine]).ravel()
-        buf[lay["gain_lead"]] = ((lead_after - (counts[mine] - others_now)) * 0.5).ravel()
+        after_now = counts.copy()
+        after_now[mine] = -1
+        lead_now = counts[mine] - after_now.max()
+        index = self._move_index
+        buf[lay["gain_mine"]] = (mine_after - counts[mine]).take(index)
+        buf[lay["gain_lead"]] = ((lead_after - lead_now) * 0.5).take(index)
 
     # The public board part of the observation (base, top, height, stack, board_count) is the
     # same for every seat; it is cached and updated per move in _apply, because rebuilding it
@@ -345,6 +349,7 @@ class KabaleoState(State):
         if self._board is None:
             g = self.game
             self._board = np.zeros(g.board_slice.stop - g.board_slice.start, dtype=np.float32)
+            self._move_index = np.zeros(g.num_colours * g.num_spots, dtype=np.int64)
             for s in range(g.num_spots):
                 self._write_spot(s, +1.0)
         return self._board
@@ -360,6 +365,14 @@ class KabaleoState(State):
         board[o["top"] + 6 * s + stack[-1]] = value
         if len(stack) > 1:
             board[o["under"] + 6 * s + stack[-2]] = value
+        if sign > 0:
+            # Per placement (c, s): old * colours + new, where new is c, or the piece under the
+            # top for a cancellation; read by _write_gains.
+            index = self._move_index
+            nc = g.num_colours
+            index[s::g.num_spots] = g.colour_rows[:, s] + nc * stack[-1]
+            if len(stack) > 1:
+                index[stack[-1] * g.num_spots + s] = nc * stack[-1] + stack[-2]
         board[o["height"] + s] = (len(stack) - 1) / g.total_pieces if sign > 0 else 0.0
         first = o["stack"] + s * g.max_height * 6 - 6  # piece k (k >= 1 in the list) at first + 6k
         for k in range(1, len(stack)):
