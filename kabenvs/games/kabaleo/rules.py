@@ -44,12 +44,16 @@ EQUITABLE_PER_COLOUR = {2: 3, 3: 2}
 class KabaleoConfig(GameConfig):
     num_players: int = 2
     mode: str = "random"  # "random" (2-4 players) or "equitable" (2-3 players)
+    # "win": winners +1, the others -1; "score": (my spots - the best other player's spots) /
+    # spots, a denser signal for training (each of my moves moves it by about one spot).
+    reward: str = "win"
 
     PLAYER_COUNTS: ClassVar[tuple[int, ...]] = (2, 3, 4)
 
     def validate(self) -> None:
         super().validate()
         self.check_choice("mode", ("random", "equitable"))
+        self.check_choice("reward", ("win", "score"))
         if self.mode == "equitable" and self.num_players not in EQUITABLE_PER_COLOUR:
             self.fail(
                 f"mode='equitable' is for 2 or 3 players (num_players={self.num_players}); "
@@ -67,6 +71,7 @@ class KabaleoGame(Game):
         {"num_players": 3, "mode": "random"},
         {"num_players": 3, "mode": "equitable"},
         {"num_players": 4, "mode": "random"},
+        {"num_players": 4, "mode": "random", "reward": "score"},
     ]
 
     def __init__(self, config=None, **options) -> None:
@@ -280,6 +285,15 @@ class KabaleoState(State):
     def scores(self) -> list[float]:
         counts = self.colour_counts()
         return [float(counts["spots"][self.targets[p]]) for p in range(self.num_players)]
+
+    def returns(self) -> list[float]:
+        if self.game.config.reward == "win" or self.current_player is not None or self.truncated:
+            return super().returns()
+        sc = self.scores()
+        return [
+            (sc[p] - max(sc[q] for q in range(self.num_players) if q != p)) / self.game.num_spots
+            for p in range(self.num_players)
+        ]
 
     def final_info(self) -> dict:
         counts = self.colour_counts()

@@ -112,6 +112,21 @@ def test_figure8_majority_wins():
     assert info["targets"] == ["pink", "orange"] and info["spots_per_colour"]["pink"] == 6
 
 
+def test_score_reward_is_the_spot_margin_over_the_best_other_player():
+    # 3 players hold pink, orange and blue; green (held by nobody) shows on the most spots, but the
+    # margin is against players only: pink 6 - orange 4, orange 4 - pink 6, blue 2 - pink 6.
+    board = [[P]] * 4 + [[O, P]] * 2 + [[O]] * 4 + [[G]] * 8 + [[B]] * 2
+    game, s = rigged(num_players=3, stock=[[0]] * 3, targets=[P, O, B], mode="random")
+    s.game = KabaleoGame(num_players=3, reward="score")
+    s.spots = [list(x) for x in board]
+    s.current_player = None
+    s.touch()
+    assert s.returns() == [2 / 20, -2 / 20, -4 / 20]
+    assert KabaleoGame(num_players=3, reward="score").new_state(0).returns() == [0.0] * 3  # not over: none yet
+    with pytest.raises(ConfigError, match="reward"):
+        KabaleoGame(reward="margin")
+
+
 def test_tie_break_covered_stacks():
     # orange and green both show 4 spots; orange tops 2 covered stacks, green 1
     board = [[O]] * 2 + [[B, O]] * 2 + [[G]] * 3 + [[P, G]] + [[O, B]] * 2 + [[G, P]] + [[B]] * 2 + [[P]] * 3
