@@ -135,9 +135,10 @@ class KabaleoGame(Game):
         lay.add("top_mine", spots, "derived: 1 where the spot shows my colour now")
         # Derived per placement (nothing new): what each move would do to the count of spots. Rows
         # are colours and columns spots, in the order of the place ids. The heuristic bot's
-        # one-ply look-ahead reads exactly this; an MLP over the raw board copies it badly (21.7%
-        # argmax agreement at 4 players, docs/results.md), because a move's effect is a product
-        # of its colour, the spot's top and, for a cancellation, the piece under the top.
+        # one-ply look-ahead reads exactly this; an MLP over the raw board copies it badly (half
+        # the agreement the bot's tie-breaking allows at 4 players, docs/results.md), because a
+        # move's effect is a product of its colour, the spot's top and, for a cancellation, the
+        # piece under the top.
         lay.add("gain_mine", (nc, spots), "derived: change in spots showing my colour if I place colour c on spot s")
         lay.add("gain_lead", (nc, spots), "derived: change in (my spots - the strongest other colour's spots) for that move, / 2")
         return lay
