@@ -125,6 +125,13 @@ class Report:
             lines.append(f"{row['name'][:28]:<28} {row['win_rate']:>8.3f} [{lo:.3f}, {hi:.3f}] {row['mean_return']:>11.3f}{rating}")
         if len(self.competitors) == self.num_players:
             lines.append(f"even play would give each {1 / self.num_players:.3f}; shared wins count 1/k each")
+        elif len(self.competitors) < self.num_players:
+            # A common surprise: `MODEL heuristic` at 4 players seats the model twice, not once.
+            lines.append(
+                f"{len(self.competitors)} competitors for {self.num_players} seats: they repeat around the table, "
+                f"each win rate is the mean of its seats' (even play: {1 / self.num_players:.3f}); "
+                "name one per seat for a one-against-the-rest match"
+            )
         if self.result.truncated:
             lines.append(f"{self.result.truncated} games hit a step limit and count for nobody")
         return "\n".join(lines)

@@ -68,6 +68,18 @@ def test_free_for_all_gets_openskill_ratings_and_a_table():
     assert "OpenSkill" in table and "random#1" in table
 
 
+def test_fewer_competitors_than_seats_repeat_and_the_table_says_so():
+    game = make_game("kabaleo_v0", num_players=4)
+    comps = [Competitor("first", FirstLegal(), {"kind": "agent", "name": "first"}), baseline("random", game.env_id)]
+    rep = evaluate(game, comps, deals=2, seed=0)
+    js = rep.to_json()
+    assert js["games"] == 8 and js["fair_share"] is None
+    # each holds two seats of four: the seat-averaged win rates sum to 1/2, not 1
+    assert sum(r["win_rate"] for r in js["competitors"]) == pytest.approx(0.5)
+    assert "2 competitors for 4 seats: they repeat around the table" in rep.table()
+    assert "repeat" not in evaluate(make_game("kabaleo_v0"), comps, deals=1, seed=0).table()
+
+
 def test_unknown_baseline_is_a_clear_error():
     from kabenvs.core.errors import ConfigError
 
