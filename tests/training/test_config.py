@@ -22,7 +22,7 @@ def ok_raw(**sections):
 
 def test_defaults_fill_in():
     cfg = validate(ok_raw())
-    assert cfg["game"] == {"env_id": "kabaleo_v0", "num_players": 2, "mode": "random"}
+    assert cfg["game"] == {"env_id": "kabaleo_v0", "num_players": 2, "mode": "random", "reward": "win"}
     assert cfg["algorithm"]["n_envs"] >= 1 and cfg["self_play"]["opponents"]["self"] > 0
 
 

@@ -38,7 +38,7 @@ def test_save_writes_model_and_metadata(saved):
     model, path, game = saved
     meta = json.loads(path.with_suffix(".json").read_text())
     assert meta["env_id"] == "kabaleo_v0"
-    assert meta["game_config"] == {"num_players": 2, "mode": "random"}
+    assert meta["game_config"] == {"num_players": 2, "mode": "random", "reward": "win"}
     assert meta["observation_size"] == game.observation_size
     assert meta["num_actions"] == game.num_actions
     assert meta["kabenvs_version"]
