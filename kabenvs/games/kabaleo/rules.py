@@ -95,6 +95,9 @@ class KabaleoGame(Game):
         eye = np.eye(self.num_colours, dtype=np.int64)
         self.recolour = eye[None, :, :] - eye[:, None, :]
         self.colour_rows = np.repeat(np.arange(self.num_colours)[:, None], self.num_spots, axis=1)
+        # mine_gain[me][old, new]: change in spots showing `me` when one spot goes old -> new
+        self.mine_gain = np.stack([eye[:, me][None, :] - eye[:, me][:, None] for me in range(self.num_colours)])
+        self.gain_mine_slice, self.gain_lead_slice = lay["gain_mine"], lay["gain_lead"]
         # _apply decodes a placement arithmetically; this keeps the catalog honest about it.
         assert all(self.place_ids[c, s] == c * self.num_spots + s for c in range(self.num_colours) for s in range(self.num_spots))
 
@@ -340,22 +343,18 @@ class KabaleoState(State):
     def _write_gains(self, buf: np.ndarray, mine: int) -> None:
         """Fill gain_mine / gain_lead: every placement's effect on the spot counts, seen by ``mine``."""
         g = self.game
-        lay = g.layout
-        self._board_vector()  # makes sure the cached move index is built
-        counts = np.rint(buf[lay["board_count"]][: g.num_colours] * g.num_spots).astype(np.int64)
+        self._board_vector()  # builds the cached counts and move index if needed
         # A move only turns one spot from colour `old` to colour `new`, so its effect is a table
-        # over (old, new) for the counts now, read per placement through the cached index
-        # old * colours + new: far cheaper than evaluating every placement's board.
-        after = counts + g.recolour  # (old, new, colour)
-        mine_after = after[:, :, mine].copy()
-        after[:, :, mine] = -1
-        lead_after = mine_after - after.max(axis=2)
-        after_now = counts.copy()
-        after_now[mine] = -1
-        lead_now = counts[mine] - after_now.max()
+        # over (old, new), read per placement through the cached index old * colours + new: far
+        # cheaper than evaluating every placement's board. My own gain does not even depend on
+        # the board; the strongest other colour's does.
+        others = self._counts.copy()
+        others[mine] = -g.num_spots  # never the maximum
+        others_gain = (others + g.recolour).max(axis=2) - others.max()  # (old, new)
+        mine_gain = g.mine_gain[mine]
         index = self._move_index
-        buf[lay["gain_mine"]] = (mine_after - counts[mine]).take(index)
-        buf[lay["gain_lead"]] = ((lead_after - lead_now) * 0.5).take(index)
+        buf[g.gain_mine_slice] = mine_gain.take(index)
+        buf[g.gain_lead_slice] = ((mine_gain - others_gain) * 0.5).take(index)
 
     # The public board part of the observation (base, top, height, stack, board_count) is the
     # same for every seat; it is cached and updated per move in _apply, because rebuilding it
@@ -365,6 +364,7 @@ class KabaleoState(State):
             g = self.game
             self._board = np.zeros(g.board_slice.stop - g.board_slice.start, dtype=np.float32)
             self._move_index = np.zeros(g.num_colours * g.num_spots, dtype=np.int64)
+            self._counts = np.zeros(g.num_colours, dtype=np.int64)  # spots showing each colour
             for s in range(g.num_spots):
                 self._write_spot(s, +1.0)
         return self._board
@@ -393,6 +393,7 @@ class KabaleoState(State):
         for k in range(1, len(stack)):
             board[first + 6 * k + stack[k]] = value
         board[o["board_count"] + stack[-1]] += sign / g.num_spots
+        self._counts[stack[-1]] += 1 if sign > 0 else -1
 
     def _reset_caches(self) -> None:
         super()._reset_caches()
