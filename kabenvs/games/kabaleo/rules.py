@@ -91,15 +91,33 @@ class KabaleoGame(Game):
             b: lay.offset(b) - lay.offset("base") for b in ("base", "top", "under", "height", "stack", "board_count")
         }
         # For the derived gain blocks: recolour[old, new] is the change in spots per colour when
-        # one spot goes from showing `old` to showing `new`; colour_rows[c, s] = c.
+        # one spot goes from showing `old` to showing `new`.
         eye = np.eye(self.num_colours, dtype=np.int64)
         self.recolour = eye[None, :, :] - eye[:, None, :]
-        self.colour_rows = np.repeat(np.arange(self.num_colours)[:, None], self.num_spots, axis=1)
         # mine_gain[me][old, new]: change in spots showing `me` when one spot goes old -> new
         self.mine_gain = np.stack([eye[:, me][None, :] - eye[:, me][:, None] for me in range(self.num_colours)])
-        self.gain_mine_slice, self.gain_lead_slice = lay["gain_mine"], lay["gain_lead"]
+        assert lay["gain_mine"].stop == lay.offset("gain_lead")  # written together
+        self.gain_slice = slice(lay.offset("gain_mine"), lay["gain_lead"].stop)
+        self._gain_tables: dict[tuple, np.ndarray] = {}
         # _apply decodes a placement arithmetically; this keeps the catalog honest about it.
         assert all(self.place_ids[c, s] == c * self.num_spots + s for c in range(self.num_colours) for s in range(self.num_spots))
+
+    def gain_table(self, mine: int, counts: tuple[int, ...]) -> np.ndarray:
+        """(2, colours * colours): gain_mine and gain_lead of turning one spot from colour `old`
+        to colour `new` (flat index old * colours + new), for colour `mine` and these counts of
+        spots per colour. Memoised: a game meets far fewer count vectors than observations."""
+        key = (mine, counts)
+        table = self._gain_tables.get(key)
+        if table is None:
+            if len(self._gain_tables) >= 100_000:
+                self._gain_tables.clear()  # bounds the memory; the tables are cheap to redo
+            others = np.array(counts)
+            others[mine] = -self.num_spots  # never the maximum
+            others_gain = (others + self.recolour).max(axis=2) - others.max()
+            mine_gain = self.mine_gain[mine]
+            table = np.stack([mine_gain, (mine_gain - others_gain) * 0.5]).reshape(2, -1).astype(np.float32)
+            self._gain_tables[key] = table
+        return table
 
     def build_catalog(self) -> ActionCatalog:
         nc = COLOURS_IN_PLAY[self.num_players]
@@ -345,16 +363,10 @@ class KabaleoState(State):
         g = self.game
         self._board_vector()  # builds the cached counts and move index if needed
         # A move only turns one spot from colour `old` to colour `new`, so its effect is a table
-        # over (old, new), read per placement through the cached index old * colours + new: far
-        # cheaper than evaluating every placement's board. My own gain does not even depend on
-        # the board; the strongest other colour's does.
-        others = self._counts.copy()
-        others[mine] = -g.num_spots  # never the maximum
-        others_gain = (others + g.recolour).max(axis=2) - others.max()  # (old, new)
-        mine_gain = g.mine_gain[mine]
-        index = self._move_index
-        buf[g.gain_mine_slice] = mine_gain.take(index)
-        buf[g.gain_lead_slice] = ((mine_gain - others_gain) * 0.5).take(index)
+        # over (old, new) for the counts now, read per placement through the cached index
+        # old * colours + new: far cheaper than evaluating every placement's board.
+        table = g.gain_table(mine, tuple(self._counts))
+        table.take(self._move_index, axis=1, out=buf[g.gain_slice].reshape(2, -1))
 
     # The public board part of the observation (base, top, height, stack, board_count) is the
     # same for every seat; it is cached and updated per move in _apply, because rebuilding it
@@ -363,10 +375,32 @@ class KabaleoState(State):
         if self._board is None:
             g = self.game
             self._board = np.zeros(g.board_slice.stop - g.board_slice.start, dtype=np.float32)
-            self._move_index = np.zeros(g.num_colours * g.num_spots, dtype=np.int64)
-            self._counts = np.zeros(g.num_colours, dtype=np.int64)  # spots showing each colour
-            for s in range(g.num_spots):
-                self._write_spot(s, +1.0)
+            nc, ns = g.num_colours, g.num_spots
+            o = g.board_offsets
+            board = self._board
+            # Built in one go, as a fresh deal is all bare bases (one spot at a time cost ~80 us
+            # a deal, a few us per step of a 24-step game); then _write_spot updates it per move.
+            bases = np.fromiter((stack[0] for stack in self.spots), dtype=np.int64, count=ns)
+            tops = np.fromiter((stack[-1] for stack in self.spots), dtype=np.int64, count=ns)
+            six = 6 * np.arange(ns)
+            board[o["base"] + six + bases] = 1.0
+            board[o["top"] + six + tops] = 1.0
+            counts = np.bincount(tops, minlength=nc)
+            board[o["board_count"]: o["board_count"] + nc] = counts / ns
+            self._counts = counts.tolist()  # spots showing each colour
+            # Per placement (c, s): old * colours + new, where new is c, or the piece under the
+            # top for a cancellation; read by _write_gains.
+            index = (nc * tops[None, :] + np.arange(nc)[:, None]).ravel()
+            first = o["stack"] - 6
+            for s, stack in enumerate(self.spots):
+                if len(stack) > 1:  # covered: under, height, the pieces, the cancellation entry
+                    board[o["under"] + 6 * s + stack[-2]] = 1.0
+                    board[o["height"] + s] = (len(stack) - 1) / g.total_pieces
+                    at = first + s * g.max_height * 6
+                    for k in range(1, len(stack)):
+                        board[at + 6 * k + stack[k]] = 1.0
+                    index[stack[-1] * ns + s] = nc * stack[-1] + stack[-2]
+            self._move_index = index
         return self._board
 
     def _write_spot(self, s: int, sign: float) -> None:
@@ -381,19 +415,22 @@ class KabaleoState(State):
         if len(stack) > 1:
             board[o["under"] + 6 * s + stack[-2]] = value
         if sign > 0:
-            # Per placement (c, s): old * colours + new, where new is c, or the piece under the
-            # top for a cancellation; read by _write_gains.
+            # spot s's column of the move index (see _board_vector); scalar writes are cheaper
+            # than numpy slicing for 4-6 entries
             index = self._move_index
-            nc = g.num_colours
-            index[s::g.num_spots] = g.colour_rows[:, s] + nc * stack[-1]
+            nc, ns = g.num_colours, g.num_spots
+            old = nc * stack[-1]
+            for c in range(nc):
+                index[c * ns + s] = old + c
             if len(stack) > 1:
-                index[stack[-1] * g.num_spots + s] = nc * stack[-1] + stack[-2]
+                index[stack[-1] * ns + s] = old + stack[-2]
         board[o["height"] + s] = (len(stack) - 1) / g.total_pieces if sign > 0 else 0.0
         first = o["stack"] + s * g.max_height * 6 - 6  # piece k (k >= 1 in the list) at first + 6k
         for k in range(1, len(stack)):
             board[first + 6 * k + stack[k]] = value
-        board[o["board_count"] + stack[-1]] += sign / g.num_spots
-        self._counts[stack[-1]] += 1 if sign > 0 else -1
+        top = stack[-1]
+        self._counts[top] += 1 if sign > 0 else -1
+        board[o["board_count"] + top] = self._counts[top] / g.num_spots  # exact, no drift from += 1/n
 
     def _reset_caches(self) -> None:
         super()._reset_caches()

@@ -225,7 +225,8 @@ def test_observation_is_seat_relative_and_shows_only_my_colour():
 @pytest.mark.parametrize("num_players", [2, 3, 4])
 def test_derived_blocks_match_playing_each_move_out(num_players):
     # under / gain_mine / gain_lead claim to be what a move would do; check that claim by making
-    # every legal placement on a clone and counting, for every seat, along random games.
+    # every legal placement on a clone and counting, for every seat, along random games; and the
+    # cached board updated move by move must equal one rebuilt from the stacks.
     game = KabaleoGame(num_players=num_players)
     rng = np.random.default_rng(num_players)
     lay = game.layout
@@ -234,8 +235,11 @@ def test_derived_blocks_match_playing_each_move_out(num_players):
     for seed in range(3):
         s = game.new_state(seed)
         while not s.is_terminal():
+            fresh = s.clone()  # its board cache is rebuilt from the stacks, not updated per move
             for p in range(num_players):
-                obs = lay.split(s.observation(p))
+                full = s.observation(p)
+                np.testing.assert_array_equal(full, fresh.observation(p))
+                obs = lay.split(full)
                 me = s.targets[p]
                 for sp, stack in enumerate(s.spots):
                     expect = np.zeros(6)
