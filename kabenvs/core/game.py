@@ -60,6 +60,9 @@ class Game:
     test_configs: ClassVar[list[dict[str, Any]]] = [{}]
     # Whether some seat ever lacks information another has (the kit then checks resampling).
     has_hidden_information: ClassVar[bool] = True
+    # A game whose Config has ``reward: "score"`` pays each seat its final score minus the best
+    # other seat's score, divided by this (State.returns): a denser training signal than win/loss.
+    score_scale: float = 1.0
 
     def __init__(self, config: GameConfig | None = None, **options: Any) -> None:
         if config is None:
@@ -216,10 +219,14 @@ class State:
         return self.game.catalog.name(action)
 
     def returns(self) -> list[float]:
-        """Per-seat rewards: winners +1, others -1; 0 for all if everyone wins or on truncation."""
+        """Per-seat rewards: winners +1, others -1; 0 for all if everyone wins or on truncation.
+        With the game option ``reward="score"``: (my score - the best other score) / score_scale."""
         n = self.num_players
         if self.current_player is not None or self.truncated:
             return [0.0] * n
+        if getattr(self.game.config, "reward", "win") == "score":
+            sc = self.scores()
+            return [(sc[p] - max(sc[q] for q in range(n) if q != p)) / self.game.score_scale for p in range(n)]
         won = set(self.winners())
         if len(won) == n or not won:
             return [0.0] * n

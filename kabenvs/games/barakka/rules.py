@@ -161,6 +161,7 @@ class BarakkaGame(Game):
         self.num_cards = len(deck)
         self.total_counts = np.bincount(np.array(deck), minlength=self.num_types).astype(np.float32)
         self.solo = self.num_players == 1
+        self.score_scale = SCORE_SCALE  # reward="score" (State.returns)
         self.karim = cfg.el_karim
         self.perfect = cfg.memory == "perfect"
         self.sadid = cfg.sadid_al_aziz
@@ -517,10 +518,7 @@ class BarakkaState(State):
             return [0.0] * self.num_players
         if self.game.solo:
             return [self.scores()[0] / SCORE_SCALE]
-        if self.game.config.reward == "score":
-            a, b = self.scores()
-            return [(a - b) / SCORE_SCALE, (b - a) / SCORE_SCALE]
-        return super().returns()
+        return super().returns()  # reward="score": the score difference / score_scale
 
     def final_info(self) -> dict[str, Any]:
         g = self.game

@@ -45,7 +45,7 @@ class KabaleoConfig(GameConfig):
     num_players: int = 2
     mode: str = "random"  # "random" (2-4 players) or "equitable" (2-3 players)
     # "win": winners +1, the others -1; "score": (my spots - the best other player's spots) /
-    # spots, a denser signal for training (each of my moves moves it by about one spot).
+    # spots, a denser signal for training (State.returns, with KabaleoGame.score_scale).
     reward: str = "win"
 
     PLAYER_COUNTS: ClassVar[tuple[int, ...]] = (2, 3, 4)
@@ -80,6 +80,7 @@ class KabaleoGame(Game):
         self.num_colours = COLOURS_IN_PLAY[n]
         self.num_spots = BASES_PER_COLOUR * self.num_colours
         self.total_pieces = PIECES_PER_COLOUR * self.num_colours
+        self.score_scale = float(self.num_spots)  # reward="score" is a share of the board
         self.max_height = self.total_pieces  # no height limit: a stack can hold every piece
         self.place_ids = np.array(
             [[self.catalog.id("place", c, s) for s in range(self.num_spots)] for c in range(self.num_colours)]
@@ -308,15 +309,6 @@ class KabaleoState(State):
         counts = self.colour_counts()
         return [float(counts["spots"][self.targets[p]]) for p in range(self.num_players)]
 
-    def returns(self) -> list[float]:
-        if self.game.config.reward == "win" or self.current_player is not None or self.truncated:
-            return super().returns()
-        sc = self.scores()
-        return [
-            (sc[p] - max(sc[q] for q in range(self.num_players) if q != p)) / self.game.num_spots
-            for p in range(self.num_players)
-        ]
-
     def final_info(self) -> dict:
         counts = self.colour_counts()
         return {
@@ -360,15 +352,14 @@ class KabaleoState(State):
 
     def _write_gains(self, buf: np.ndarray, mine: int) -> None:
         """Fill gain_mine / gain_lead: every placement's effect on the spot counts, seen by ``mine``."""
-        g = self.game
-        self._board_vector()  # builds the cached counts and move index if needed
+        g = self.game  # observation() has built the board cache (counts, move index) already
         # A move only turns one spot from colour `old` to colour `new`, so its effect is a table
         # over (old, new) for the counts now, read per placement through the cached index
         # old * colours + new: far cheaper than evaluating every placement's board.
         table = g.gain_table(mine, tuple(self._counts))
         table.take(self._move_index, axis=1, out=buf[g.gain_slice].reshape(2, -1))
 
-    # The public board part of the observation (base, top, height, stack, board_count) is the
+    # The public board part of the observation (base, top, under, height, stack, board_count) is the
     # same for every seat; it is cached and updated per move in _apply, because rebuilding it
     # from all stacks every step cost more than the rest of a step together.
     def _board_vector(self) -> np.ndarray:
@@ -391,15 +382,10 @@ class KabaleoState(State):
             # Per placement (c, s): old * colours + new, where new is c, or the piece under the
             # top for a cancellation; read by _write_gains.
             index = (nc * tops[None, :] + np.arange(nc)[:, None]).ravel()
-            first = o["stack"] - 6
             for s, stack in enumerate(self.spots):
-                if len(stack) > 1:  # covered: under, height, the pieces, the cancellation entry
-                    board[o["under"] + 6 * s + stack[-2]] = 1.0
-                    board[o["height"] + s] = (len(stack) - 1) / g.total_pieces
-                    at = first + s * g.max_height * 6
-                    for k in range(1, len(stack)):
-                        board[at + 6 * k + stack[k]] = 1.0
-                    index[stack[-1] * ns + s] = nc * stack[-1] + stack[-2]
+                if len(stack) > 1:
+                    self._write_pieces(s, 1.0)
+                    index[stack[-1] * ns + s] = nc * stack[-1] + stack[-2]  # a cancellation there
             self._move_index = index
         return self._board
 
@@ -412,8 +398,7 @@ class KabaleoState(State):
         value = 1.0 if sign > 0 else 0.0
         board[o["base"] + 6 * s + stack[0]] = value
         board[o["top"] + 6 * s + stack[-1]] = value
-        if len(stack) > 1:
-            board[o["under"] + 6 * s + stack[-2]] = value
+        self._write_pieces(s, value)
         if sign > 0:
             # spot s's column of the move index (see _board_vector); scalar writes are cheaper
             # than numpy slicing for 4-6 entries
@@ -424,13 +409,22 @@ class KabaleoState(State):
                 index[c * ns + s] = old + c
             if len(stack) > 1:
                 index[stack[-1] * ns + s] = old + stack[-2]
-        board[o["height"] + s] = (len(stack) - 1) / g.total_pieces if sign > 0 else 0.0
-        first = o["stack"] + s * g.max_height * 6 - 6  # piece k (k >= 1 in the list) at first + 6k
-        for k in range(1, len(stack)):
-            board[first + 6 * k + stack[k]] = value
         top = stack[-1]
         self._counts[top] += 1 if sign > 0 else -1
         board[o["board_count"] + top] = self._counts[top] / g.num_spots  # exact, no drift from += 1/n
+
+    def _write_pieces(self, s: int, value: float) -> None:
+        """Set (1) or clear (0) what spot ``s``'s pieces show: under, height and the stack block."""
+        g = self.game
+        board = self._board
+        o = g.board_offsets
+        stack = self.spots[s]
+        if len(stack) > 1:
+            board[o["under"] + 6 * s + stack[-2]] = value
+        board[o["height"] + s] = (len(stack) - 1) / g.total_pieces * value
+        first = o["stack"] + s * g.max_height * 6 - 6  # piece k (k >= 1 in the list) at first + 6k
+        for k in range(1, len(stack)):
+            board[first + 6 * k + stack[k]] = value
 
     def _reset_caches(self) -> None:
         super()._reset_caches()
