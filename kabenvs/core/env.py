@@ -84,6 +84,8 @@ class GameEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self.state
+        if state is None:
+            raise RuntimeError("call reset() before observe() or last()")
         player = self._index[agent]
         if state.current_player == player and agent in self.terminations and not (
             self.terminations[agent] or self.truncations[agent]
@@ -103,20 +105,23 @@ class GameEnv(AECEnv):
         if action is None:
             raise IllegalActionError(None, self.state.decision(), self.state._legal_names())
         player = self._index[agent]
-        self._cumulative_rewards[agent] = 0.0
         state = self.state
-        state.apply(action)  # raises before changing anything
+        action = state.check_action(action)  # raises before anything changes
+        # Each seat is told the move as it saw it (a secret pass reads as hidden to the others):
+        # named on the state before the move, through the one definition in the game contract.
+        names = [state.action_name_for(action, seat) for seat in range(len(self.possible_agents))]
+        self._cumulative_rewards[agent] = 0.0
+        state.apply(action)
         self._steps += 1
-        info = {"last_action": state.action_name(int(action)), "last_player": player}
         for a in self.agents:
             self.rewards[a] = 0.0
-            self.infos[a] = info
+            self.infos[a] = {"last_action": names[self._index[a]], "last_player": player}
         if state.current_player is None:
             self._finish()
         elif self._steps >= self.max_steps:
             for a in self.agents:
                 self.truncations[a] = True
-                self.infos[a] = {**info, "truncated_by": "max_steps"}
+                self.infos[a]["truncated_by"] = "max_steps"
         else:
             self.agent_selection = self.possible_agents[state.current_player]
         if self.render_mode == "human":

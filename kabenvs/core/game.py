@@ -86,8 +86,11 @@ class Game:
     def new_state(self, rng: np.random.Generator | int | None = None) -> "State":
         """Shuffle and deal. The state keeps ``rng`` for all later chance.
 
-        Every game's State provides the classmethod ``deal(game, rng)``; this calls it."""
-        return self.State.deal(self, as_generator(rng))
+        Every game's State provides the classmethod ``deal(game, rng)``; this calls it, then
+        records the deal as the state's ``start`` (what ``replay_start`` rebuilds)."""
+        state = self.State.deal(self, as_generator(rng))
+        state.mark_start()
+        return state
 
     def max_decisions(self) -> int:
         """An upper bound on decisions in one game (the kit checks games end within it)."""
@@ -105,6 +108,13 @@ class Game:
     def state_from_json(self, text: str | dict) -> "State":
         return State.from_json(text, game=self)
 
+    def field_names(self) -> frozenset[str]:
+        """The public fields of this game's states (what a save must hold exactly)."""
+        names = getattr(self, "_field_names", None)
+        if names is None:
+            names = self._field_names = frozenset(self.new_state(0)._data())
+        return names
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.config})"
 
@@ -121,6 +131,11 @@ class State:
         self.current_player: int | None = None
         self.truncated = False  # a game's own limit (turn/round cap) ended it without a result
         self.history: list[int] = []  # every action applied, in order (replays, logs)
+        # The position this game was replayed from: the deal (or a hand-rigged position, see
+        # ``touch``), as {"state": fields, "rng": generator state}. Never mutated, so clones share
+        # it. ``resample_hidden`` rewrites it together with the history, so that a resampled world
+        # replays from its own start to itself (the shared kit checks this).
+        self.start: dict | None = None
         self._reset_caches()
 
     # -- caches -------------------------------------------------------------------------------
@@ -129,8 +144,33 @@ class State:
         self._legal_set: frozenset[int] | None = None
 
     def touch(self) -> None:
-        """Call after editing a state by hand (rigged tests) so cached legality is recomputed."""
+        """Call after editing a state by hand (rigged tests): cached legality is recomputed and
+        the edited position becomes the game's ``start`` (the past before it is not replayable)."""
         self._reset_caches()
+        self.mark_start()
+
+    def mark_start(self) -> None:
+        """Record the current position as the one the history replays from."""
+        fields = {k: v for k, v in self._data().items() if k != "start"}
+        self.start = {"state": copy.deepcopy(fields), "rng": self.rng.bit_generator.state}
+
+    def replay_start(self) -> "State":
+        """A fresh state at this game's ``start``; applying ``history[len(start's history):]`` to
+        it replays the game to this position (for a resampled world: to that world)."""
+        if self.start is None:
+            raise ValueError("this state has no recorded start (restored from an older save)")
+        new = self.__class__.__new__(self.__class__)
+        new.__dict__.update(copy.deepcopy(self.start["state"]))
+        new.game = self.game
+        new.rng = np.random.Generator(np.random.PCG64(_TEMPLATE_SEED))
+        new.rng.bit_generator.state = self.start["rng"]
+        new.start = self.start
+        new._reset_caches()
+        return new
+
+    def replay_actions(self) -> list[int]:
+        """The actions taken since ``start`` (what ``replay_start`` needs applied)."""
+        return self.history[len(self.start["state"]["history"]):] if self.start else list(self.history)
 
     # -- what subclasses implement --------------------------------------------------------------
     def _legal_actions(self) -> list[int]:
@@ -156,6 +196,13 @@ class State:
         if self.current_player is None:
             return "game over"
         return f"player {self.current_player} to move"
+
+    def hidden_zones(self, player: int) -> dict[str, list] | None:
+        """Where the items hidden from ``player`` lie now: zone name -> items (card ids, tiles),
+        for every zone whose contents ``player`` cannot see (another hand, the undealt cards, a
+        deck). The shared kit checks that resampling exchanges items between them. None for a
+        game without such zones."""
+        return None
 
     def scores(self) -> list[float] | None:
         """Final or running scores where the game has them."""
@@ -194,9 +241,11 @@ class State:
             self._legal_set = frozenset(self.legal_actions())
         return action in self._legal_set
 
-    def apply(self, action) -> None:
-        """Apply one decision; an illegal one raises ``IllegalActionError`` and changes nothing."""
+    def check_action(self, action) -> int:
+        """The int id of ``action`` if it is legal now; else ``IllegalActionError``."""
         try:
+            if isinstance(action, (bool, np.bool_)):  # True == 1, but it is no action id
+                raise TypeError
             a = int(action)
             if a != action:
                 raise ValueError
@@ -205,6 +254,11 @@ class State:
         if not self.is_legal(a):
             label = self.action_name(a) if 0 <= a < self.game.catalog.size else "no such action id"
             raise IllegalActionError(action, self.decision(), self._legal_names(), label)
+        return a
+
+    def apply(self, action) -> None:
+        """Apply one decision; an illegal one raises ``IllegalActionError`` and changes nothing."""
+        a = self.check_action(action)
         self.history.append(a)
         self._apply(a)
         # Only legality is forgotten here; a game's other caches (a cached public board for
@@ -216,7 +270,18 @@ class State:
         return [f"{a}: {self.action_name(a)}" for a in self.legal_actions()]
 
     def action_name(self, action: int) -> str:
+        """The full name of a move (the all-seeing view: logs' final view, replays with ``all``)."""
         return self.game.catalog.name(action)
+
+    def action_name_for(self, action: int, seat: int | None) -> str:
+        """``action``, about to be taken in this state, named as ``seat`` sees it.
+
+        The one definition of a seat's view of a move: the env's infos, terminal play, game logs
+        and replays all read it. ``seat`` None is the all-seeing view. A game whose moves can be
+        hidden from some seats (a secret pass, a card taken face down) overrides this so that the
+        hidden part reads as such (``pass a card (hidden)``); the shared kit checks that moves
+        leaving a seat's observation identical read identically to that seat."""
+        return self.action_name(action)
 
     def returns(self) -> list[float]:
         """Per-seat rewards: winners +1, others -1; 0 for all if everyone wins or on truncation.
@@ -236,7 +301,7 @@ class State:
     def _data(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k[0] != "_" and k not in ("game", "rng")}
 
-    def to_dict(self) -> dict[str, Any]:
+    def _dict_view(self) -> dict[str, Any]:
         return {
             "env_id": self.game.env_id,
             "config": self.game.config.to_dict(),
@@ -244,22 +309,43 @@ class State:
             "state": self._data(),
         }
 
+    def to_dict(self) -> dict[str, Any]:
+        """The whole state as plain data: a copy, so editing it never changes the game."""
+        return copy.deepcopy(self._dict_view())
+
     def to_json(self) -> str:
-        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return json.dumps(self._dict_view(), sort_keys=True, separators=(",", ":"))
 
     @staticmethod
-    def from_json(text: str | dict, game: Game | None = None) -> "State":
-        """Restore any game's state; the env id inside picks the game unless ``game`` is given."""
+    def from_json(text: str | bytes | dict, game: Game | None = None) -> "State":
+        """Restore any game's state; the env id inside picks the game unless ``game`` is given.
+
+        A save is untrusted input: it is validated completely before it is returned (see
+        ``validate``), and anything wrong raises ``ConfigError`` naming the field."""
         try:
-            data = json.loads(text) if isinstance(text, (str, bytes)) else dict(text)
-            env_id, config, rng_state, fields = (
-                data["env_id"], data["config"], data["rng"], data["state"]
+            data = json.loads(text) if isinstance(text, (str, bytes)) else text
+        except (ValueError, RecursionError) as exc:
+            raise ConfigError(f"not a saved kabenvs state: not JSON ({str(exc)[:120]})") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"not a saved kabenvs state: a JSON object is needed, got {type(data).__name__}")
+        wanted = {"env_id", "config", "rng", "state"}
+        if set(data) != wanted:
+            missing, extra = sorted(wanted - set(data)), sorted(set(data) - wanted)
+            raise ConfigError(
+                f"not a saved kabenvs state: {'missing ' + ', '.join(missing) if missing else ''}"
+                f"{'; ' if missing and extra else ''}{'unknown ' + ', '.join(extra) if extra else ''}"
+                f" (a save has exactly: {', '.join(sorted(wanted))})"
             )
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ConfigError(f"not a saved kabenvs state ({exc})") from None
+        env_id, config, rng_state, fields = data["env_id"], data["config"], data["rng"], data["state"]
+        if not isinstance(config, dict):
+            raise ConfigError(f"saved state: config must be a mapping of options, got {type(config).__name__}")
+        if not isinstance(fields, dict):
+            raise ConfigError(f"saved state: state must be a mapping of fields, got {type(fields).__name__}")
         if game is None:
             from kabenvs.core.registry import game_class
 
+            if not isinstance(env_id, str):
+                raise ConfigError(f"saved state: env_id must be a string, got {env_id!r}")
             game = game_class(env_id)(**config)
         elif env_id != game.env_id:
             raise ConfigError(f"saved state is for {env_id!r}, not {game.env_id!r}")
@@ -267,13 +353,101 @@ class State:
             raise ConfigError(
                 f"saved state is for {env_id} with config {config}, but this game has {game.config.to_dict()}"
             )
-        state = game.State.__new__(game.State)
+        state = game.State._restore(game, fields, rng_state, "state")
+        start = fields.get("start")
+        if start is not None:
+            if not isinstance(start, dict) or set(start) != {"state", "rng"} or not isinstance(start["state"], dict):
+                raise ConfigError("saved state: start must be null or {'state': fields, 'rng': generator state}")
+            origin = game.State._restore(game, {**start["state"], "start": None}, start["rng"], "start")
+            state._check_replays_from(origin)
+        return state
+
+    @classmethod
+    def _restore(cls, game: Game, fields: dict, rng_state: Any, where: str) -> "State":
+        """A state of ``game`` from saved fields, validated (``where`` prefixes the messages)."""
+        expected = game.field_names()
+        names = set(fields)
+        missing = sorted(expected - names - {"start"})
+        extra = sorted(names - expected)
+        if missing:
+            raise ConfigError(f"saved {where}: field {missing[0]!r} is missing (a {game.name} state has: "
+                              f"{', '.join(sorted(expected))})")
+        if extra:
+            raise ConfigError(f"saved {where}: {extra[0]!r} is not a field of a {game.name} state "
+                              f"(it has: {', '.join(sorted(expected))})")
+        state = cls.__new__(cls)
         state.__dict__.update(copy.deepcopy(fields))
+        state.__dict__.setdefault("start", None)
         state.game = game
         state.rng = np.random.Generator(np.random.PCG64(_TEMPLATE_SEED))
-        state.rng.bit_generator.state = rng_state
+        try:
+            state.rng.bit_generator.state = rng_state
+        except (TypeError, ValueError, KeyError, OverflowError) as exc:
+            raise ConfigError(f"saved {where}: rng is not a PCG64 generator state ({str(exc)[:120]})") from None
         state._reset_caches()
+        problems = state.validate()
+        if problems:
+            raise ConfigError(f"saved {where} is invalid: {problems[0]}"
+                              + (f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
         return state
+
+    def _check_replays_from(self, origin: "State") -> None:
+        """A saved game's history must replay from its saved start to exactly its saved fields."""
+        done = len(origin.history)
+        if self.history[:done] != origin.history:
+            raise ConfigError("saved state: history does not begin with the start's history")
+        replay = origin
+        for step, action in enumerate(self.history[done:], start=done):
+            try:
+                replay.apply(action)
+            except IllegalActionError:
+                raise ConfigError(f"saved state: history[{step}]={action} is not legal when replayed from "
+                                  f"the saved start") from None
+        mine = {k: v for k, v in self._data().items() if k != "start"}
+        theirs = {k: v for k, v in replay._data().items() if k != "start"}
+        if json.dumps(mine, sort_keys=True) != json.dumps(theirs, sort_keys=True):
+            differ = sorted(k for k in mine if json.dumps(mine[k], sort_keys=True) != json.dumps(theirs.get(k), sort_keys=True))
+            raise ConfigError(f"saved state: field {differ[0]!r} differs from what the history gives when "
+                              f"replayed from the saved start (a tampered or inconsistent save)")
+
+    def validate(self) -> list[str]:
+        """Problems of a restored state, each naming the field ("current_player: -1 is not a
+        seat of a 2-player game"); empty when the state is sound. Base fields here, then the
+        game's ``check_fields`` (types and ranges), its ``invariants`` (conservation) and the
+        decision: a seat to move must have a legal move."""
+        n, size = self.num_players, self.game.catalog.size
+        problems = []
+        cp = self.current_player
+        if cp is not None and (isinstance(cp, bool) or not isinstance(cp, int) or not 0 <= cp < n):
+            problems.append(f"current_player: {cp!r} is not a seat of a {n}-player game (0..{n - 1} or null)")
+        if not isinstance(self.truncated, bool):
+            problems.append(f"truncated: {self.truncated!r} must be true or false")
+        elif self.truncated and cp is not None:
+            problems.append("truncated: true while a player is still to move (a truncated game is over)")
+        h = self.history
+        if not isinstance(h, list) or not all(type(a) is int and 0 <= a < size for a in h):
+            problems.append(f"history: must be a list of action ids 0..{size - 1}")
+        if problems:
+            return problems
+        try:
+            problems = self.check_fields()
+            if problems:
+                return problems
+            problems = self.invariants()
+            if problems:
+                return problems
+            if cp is not None and not self.legal_actions():
+                return [f"current_player: player {cp} is to move but has no legal move ({self.decision()})"]
+            if cp is None and not self.truncated:
+                self.winners()
+        except Exception as exc:  # a check a game forgot: still refused in one line, never later
+            return [f"the fields are inconsistent ({type(exc).__name__}: {str(exc)[:120]})"]
+        return []
+
+    def check_fields(self) -> list[str]:
+        """Types and ranges of this game's own fields, each problem naming the field. Games
+        override it; ``invariants`` then checks what must hold between fields."""
+        return []
 
     def clone(self) -> "State":
         """Generic copy (deep-copies the public fields); games override it with a fast one that
@@ -295,6 +469,7 @@ class State:
         new.current_player = self.current_player
         new.truncated = self.truncated
         new.history = self.history[:]
+        new.start = self.start
         return new
 
     def __repr__(self) -> str:

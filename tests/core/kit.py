@@ -65,3 +65,39 @@ def sample_states(game: Game, n_games: int, seed: int, per_game: int = 4) -> lis
         picks = sorted(rnd.sample(range(len(trajectory)), min(per_game, len(trajectory))))
         out.extend(trajectory[i] for i in picks)
     return out
+
+
+# A full-length game can run to thousands of decisions (Barakka, Cábula, Alakazum!); the kit plays
+# up to KIT_GAMES games per config but stops starting new ones past this many decisions in all.
+KIT_STEPS = int(os.environ.get("KIT_STEPS", "60000"))
+
+
+def full_games(game: Game, seed: int, n_games: int, min_games: int = 3):
+    """Random full-length games: yields (trajectory of states before each move, actions, end).
+
+    Stops after ``n_games`` or once ``KIT_STEPS`` decisions were played (at least ``min_games``)."""
+    rnd = random.Random(seed)
+    steps = 0
+    for g in range(n_games):
+        if g >= min_games and steps >= KIT_STEPS:
+            return
+        state = game.new_state(np.random.default_rng(seed * 1000 + g))
+        before, actions = [], []
+        while state.current_player is not None and len(actions) <= game.max_decisions():
+            before.append(state.clone())
+            a = rnd.choice(state.legal_actions())
+            actions.append(a)
+            state.apply(a)
+        steps += len(actions)
+        yield before, actions, state
+
+
+def observationally_equal_groups(before: State, viewer: int, legal: list[int]) -> list[list[int]]:
+    """The legal moves of ``before`` grouped by the observation ``viewer`` has after each: moves in
+    one group are ones the viewer cannot tell apart (the generic definition of a hidden move)."""
+    groups: dict[bytes, list[int]] = {}
+    for a in legal:
+        after = before.clone()
+        after.apply(a)
+        groups.setdefault(after.observation(viewer).tobytes(), []).append(a)
+    return list(groups.values())

@@ -21,7 +21,10 @@ from kabenvs.agents import Decision, RandomAgent
 from kabenvs.core.errors import ConfigError, IllegalActionError
 from kabenvs.core.registry import env_ids, game_class
 
-from .kit import KIT_GAMES, build, cases, random_playout, sample_states, state_data
+from .kit import (
+    KIT_GAMES, build, cases, full_games, observationally_equal_groups, random_playout, sample_states,
+    state_data,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -169,6 +172,7 @@ def test_no_leak_under_resample_hidden(case):
                 world = state.resample_hidden(p, rng)
                 checked += 1
                 np.testing.assert_array_equal(world.observation(p), state.observation(p))
+                assert world.render(p) == state.render(p), "render(player) shows what the seat cannot know"
                 assert world.current_player == state.current_player
                 if state.current_player == p:
                     np.testing.assert_array_equal(world.legal_mask(), state.legal_mask())
@@ -179,6 +183,135 @@ def test_no_leak_under_resample_hidden(case):
                 random_playout(world.clone(), random.Random(1), game.max_decisions())
     if game.has_hidden_information:
         assert changed > 0, "resample_hidden never changed any hidden information"
+
+
+@cases
+def test_moves_read_to_each_seat_as_it_saw_them(case):
+    """Moves that leave a seat's observation identical read identically to that seat
+    (``action_name_for``): infos, terminal play, logs and replays can tell it no more."""
+    game = build(case)
+    rnd = random.Random(41)
+    checked = 0
+    for before_states, actions, _ in full_games(game, seed=43, n_games=4, min_games=2):
+        picks = rnd.sample(range(len(before_states)), min(60, len(before_states)))
+        for i in picks:
+            before = before_states[i]
+            legal = before.legal_actions()
+            if len(legal) > 30:
+                legal = sorted(set(rnd.sample(legal, 30)) | {actions[i]})
+            for viewer in range(game.num_players):
+                assert before.action_name_for(actions[i], None) == before.action_name(actions[i])
+                if viewer == before.current_player:
+                    assert before.action_name_for(actions[i], viewer) == before.action_name(actions[i])
+                for group in observationally_equal_groups(before, viewer, legal):
+                    names = {before.action_name_for(a, viewer) for a in group}
+                    checked += 1
+                    assert len(names) == 1, (
+                        f"player {viewer} cannot tell these moves apart by its observation but they read "
+                        f"differently to it: {sorted(names)} ({before.decision()})"
+                    )
+    assert checked
+
+
+@cases
+def test_env_infos_are_each_seats_view_of_the_move(case):
+    """Every key of every agent's info at every step: the move as that seat saw it, who moved,
+    and at the end the public result; nothing else."""
+    env = make_env(case)
+    rnd = random.Random(5)
+    for episode in range(3):
+        env.reset(seed=100 + episode)
+        before = None
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if before is not None:
+                state = env.unwrapped.state
+                for a in env.agents:
+                    i = int(a.split("_")[1])
+                    got = env.infos[a]
+                    assert got["last_action"] == before.action_name_for(action, i)
+                    assert got["last_player"] == before.current_player
+                    extra = set(got) - {"last_action", "last_player", "truncated_by"}
+                    if extra:
+                        assert state.current_player is None or got.get("truncated_by"), (a, sorted(extra))
+                        final = state.final_info()
+                        assert {k: got[k] for k in extra} == {k: final[k] for k in extra}
+            if term or trunc:
+                before = None
+                env.step(None)
+                continue
+            before = env.unwrapped.state.clone()
+            action = rnd.choice(np.flatnonzero(obs["action_mask"]).tolist())
+            env.step(action)
+
+
+@cases
+def test_resampled_world_replays_the_seats_whole_history(case):
+    """A resampled world is one the seat's whole past is consistent with: replayed from that
+    world's own start, every past action is legal there, the same seat is asked at every step,
+    and the seat sees exactly the observations it saw; the replay ends in the world itself."""
+    game = build(case)
+    if not game.has_hidden_information:
+        pytest.skip("no hidden information")
+    rnd = random.Random(53)
+    rng = np.random.default_rng(59)
+    checked = 0
+    for before_states, actions, end in full_games(game, seed=61, n_games=6, min_games=2):
+        trajectory = before_states + [end]
+        # points spread over the whole game, the late game included
+        points = sorted({len(trajectory) - 1, len(trajectory) // 2, *rnd.sample(range(len(trajectory)), 2)})
+        for t in points:
+            state = trajectory[t]
+            for p in range(game.num_players):
+                world = state.resample_hidden(p, rng)
+                replay = world.replay_start()
+                done = len(replay.history)
+                assert world.history[:done] == replay.history
+                for i, a in enumerate(world.history[done:], start=done):
+                    past = trajectory[i]
+                    assert replay.current_player == past.current_player, f"step {i}: another seat asked"
+                    np.testing.assert_array_equal(
+                        replay.observation(p), past.observation(p),
+                        err_msg=f"step {i}: player {p} would have seen something else in this world")
+                    assert replay.is_legal(a), f"step {i}: {replay.action_name(a)} is not legal in this world"
+                    replay.apply(a)
+                np.testing.assert_array_equal(replay.observation(p), state.observation(p))
+                mine = {k: v for k, v in state_data(world).items() if k != "start"}
+                theirs = {k: v for k, v in state_data(replay).items() if k != "start"}
+                assert mine == theirs, "the replay does not end in the resampled world"
+                checked += 1
+    assert checked
+
+
+@cases
+def test_hidden_items_are_exchangeable_under_resampling(case):
+    """Everything hidden from a seat is exchangeable: over many resamples, items hidden in one
+    hidden zone (another hand, the undealt cards, a deck) sometimes end up in another."""
+    game = build(case)
+    states = [s for s in sample_states(game, 20, seed=67) if s.current_player is not None]
+    if not game.has_hidden_information or not states or states[0].hidden_zones(0) is None:
+        pytest.skip("the game declares no hidden zones")
+    rng = np.random.default_rng(71)
+    left: dict[str, int] = {}
+    chances: dict[str, int] = {}
+    from collections import Counter
+
+    for state in states:
+        for p in range(game.num_players):
+            zones = state.hidden_zones(p)
+            busy = [z for z, items in zones.items() if items]
+            if len(busy) < 2:
+                continue
+            for _ in range(8):
+                world = state.resample_hidden(p, rng)
+                wz = world.hidden_zones(p)
+                assert sorted(x for z in zones.values() for x in z) == sorted(x for z in wz.values() for x in z)
+                for z in busy:
+                    chances[z] = chances.get(z, 0) + 1
+                    if Counter(zones[z]) - Counter(wz.get(z, [])):
+                        left[z] = left.get(z, 0) + 1
+    never = sorted(z for z in chances if not left.get(z))
+    assert not never, f"items hidden in {never} never moved to another hidden zone over {chances} resamples"
 
 
 @cases

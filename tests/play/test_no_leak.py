@@ -140,6 +140,11 @@ class _SecretState(State):
         else:
             self.guess, self.current_player = k, None
 
+    def action_name_for(self, action, seat):
+        if self.game.catalog.kind(action) == "pick" and seat not in (None, 0):
+            return "pick (hidden from you)"
+        return self.action_name(action)
+
     def observation(self, player):
         buf = self.game.layout.zeros()
         buf[0] = self.pick is not None
