@@ -109,7 +109,10 @@ class GameEnv(AECEnv):
         action = state.check_action(action)  # raises before anything changes
         # Each seat is told the move as it saw it (a secret pass reads as hidden to the others):
         # named on the state before the move, through the one definition in the game contract.
-        names = [state.action_name_for(action, seat) for seat in range(len(self.possible_agents))]
+        if type(state).action_name_for is State.action_name_for:  # no hidden moves in this game
+            names = [state.action_name(action)] * len(self.possible_agents)
+        else:
+            names = [state.action_name_for(action, seat) for seat in range(len(self.possible_agents))]
         self._cumulative_rewards[agent] = 0.0
         state.apply(action)
         self._steps += 1
