@@ -434,6 +434,11 @@ class KabaleoState(State):
         """Re-deal the other players' targets among the colours ``player`` does not hold."""
         rng = as_generator(rng)
         new = self.clone()
+        if self.current_player is None:
+            # Every player reveals their target at the end (rulebook, End of Game): nothing a
+            # player held is hidden any more, so a finished game has only this one world.
+            new.rng = np.random.default_rng(rng.integers(0, 2**63))
+            return new
         others = [c for c in range(self.game.num_colours) if c != self.targets[player]]
         picks = rng.permutation(others)
         k = 0
@@ -454,10 +459,12 @@ class KabaleoState(State):
         lines = []
         turn = "game over" if self.current_player is None else f"player {self.current_player} to move"
         lines.append(f"Kabaleo, {self.num_players} players, {g.config.mode} mode - {turn}")
-        if player is None:
-            lines.append("targets: " + ", ".join(f"p{p}={COLOURS[c]}" for p, c in enumerate(self.targets)))
-        else:
+        # A seat sees its own colour; the others' only once revealed at the end. The colours
+        # nobody holds are never shown (the all-seeing view shows who holds what, not those).
+        if player is not None:
             lines.append(f"you are player {player}; your secret colour: {COLOURS[self.targets[player]]}")
+        if player is None or self.current_player is None:
+            lines.append("targets: " + ", ".join(f"p{p}={COLOURS[c]}" for p, c in enumerate(self.targets)))
         for s, stack in enumerate(self.spots):
             mark = " <- last move" if s == self.last_spot else ""
             pieces = " ".join(COLOURS[c] for c in stack[1:])

@@ -265,3 +265,19 @@ def test_derived_blocks_match_playing_each_move_out(num_players):
             legal = s.legal_actions()
             s.apply(legal[int(rng.integers(len(legal)))])
     assert checked_cancels > 0  # the cancellation branch was exercised
+
+
+def test_render_shows_a_seat_only_its_own_colour_until_the_end():
+    game, s = rigged(num_players=3, targets=[O, G, B], stock=[[1], [1], [1]], player=0)
+    for p, colour in enumerate(("orange", "green", "blue")):
+        view = s.render(p)
+        assert f"your secret colour: {colour}" in view and "targets" not in view
+        # every other assignment of the colours the seat does not hold renders the same
+        for others in ([G, B], [B, G], [Y, P], [P, G]):
+            t = s.clone()
+            t.targets = [s.targets[p] if q == p else others.pop(0) for q in range(3)]
+            assert t.render(p) == view
+    assert "p1=green" in s.render() and "p1=green" not in s.render(0)
+    while not s.is_terminal():
+        s.apply(s.legal_actions()[0])
+    assert "targets: p0=orange, p1=green, p2=blue" in s.render(0)  # revealed at the end
