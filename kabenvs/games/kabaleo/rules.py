@@ -449,6 +449,9 @@ class KabaleoState(State):
         new.rng = np.random.default_rng(rng.integers(0, 2**63))
         return new
 
+    # action_name_for keeps the base's full name for every seat: no Kabaleo move is hidden (the
+    # colour comes from a public stock, the spot is on the public board, a pass is forced).
+
     def decision(self) -> str:
         if self.current_player is None:
             return "game over"

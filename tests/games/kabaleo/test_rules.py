@@ -281,3 +281,14 @@ def test_render_shows_a_seat_only_its_own_colour_until_the_end():
     while not s.is_terminal():
         s.apply(s.legal_actions()[0])
     assert "targets: p0=orange, p1=green, p2=blue" in s.render(0)  # revealed at the end
+
+
+def test_every_move_reads_the_same_to_every_seat():
+    # No move is hidden: each seat sees the colour (from a public stock) and the spot.
+    game = KabaleoGame(num_players=3)
+    s = game.new_state(5)
+    while not s.is_terminal():
+        a = s.legal_actions()[-1]
+        names = {s.action_name_for(a, seat) for seat in (None, 0, 1, 2)}
+        assert names == {s.action_name(a)}
+        s.apply(a)
