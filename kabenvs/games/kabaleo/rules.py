@@ -99,6 +99,11 @@ class KabaleoGame(Game):
         self.mine_gain = np.stack([eye[:, me][None, :] - eye[:, me][:, None] for me in range(self.num_colours)])
         assert lay["gain_mine"].stop == lay.offset("gain_lead")  # written together
         self.gain_slice = slice(lay.offset("gain_mine"), lay["gain_lead"].stop)
+        # The move_* blocks are cached per seat (KabaleoState._log_vectors), copied in one go.
+        assert lay["move_colour"].stop == lay.offset("move_spot") and lay["move_spot"].stop == lay.offset("move_by")
+        self.log_slice = slice(lay.offset("move_colour"), lay["move_by"].stop)
+        self.log_spot_offset = lay.offset("move_spot") - lay.offset("move_colour")
+        self.log_by_offset = lay.offset("move_by") - lay.offset("move_colour")
         self._gain_tables: dict[tuple, np.ndarray] = {}
         # _apply decodes a placement arithmetically; this keeps the catalog honest about it.
         assert all(self.place_ids[c, s] == c * self.num_spots + s for c in range(self.num_colours) for s in range(self.num_spots))
@@ -163,6 +168,12 @@ class KabaleoGame(Game):
         # piece under the top.
         lay.add("gain_mine", (nc, spots), "derived: change in spots showing my colour if I place colour c on spot s")
         lay.add("gain_lead", (nc, spots), "derived: change in (my spots - the strongest other colour's spots) for that move, / 2")
+        # The whole public move history, in order (perfect recall): the board and the per-player
+        # counts above forget who placed which piece, in which order, and every cancelled pair.
+        # Every placement uses a piece and every piece in play is dealt, so one row per piece.
+        lay.add("move_colour", (height, 6), "one-hot: colour of the k-th placement of the game (k = 0 first); 0 for moves not made yet")
+        lay.add("move_spot", (height, spots), "one-hot: spot of the k-th placement")
+        lay.add("move_by", (height, n), "one-hot, seat-relative (0 = me): who made the k-th placement")
         return lay
 
     def max_decisions(self) -> int:
@@ -195,6 +206,7 @@ class KabaleoState(State):
         s.covered = [[0] * nc for _ in range(n)]
         s.cancels = [0] * n
         s.last_spot = None
+        s.log = []  # every placement in order: [player, colour, spot] (the observation's move_* blocks)
         s.current_player = int(rng.integers(n))
         return s
 
@@ -237,6 +249,9 @@ class KabaleoState(State):
             if cached:
                 self._write_spot(s, +1.0)
             self.last_spot = s
+            if self._log is not None:
+                self._write_log(len(self.log), p, c, s)
+            self.log.append([p, c, s])
         self.current_player = self._next_player(p)
 
     def _next_player(self, p: int) -> int | None:
@@ -344,6 +359,7 @@ class KabaleoState(State):
         if self.last_spot is not None:
             buf[lay.offset("last_spot") + self.last_spot] = 1.0
         buf[g.board_slice] = self._board_vector()
+        buf[g.log_slice] = self._log_vectors()[player]
         mine = self.targets[player]
         o = lay.offset("top")
         buf[lay["top_mine"]] = buf[o + mine: o + 6 * g.num_spots: 6]
@@ -426,9 +442,30 @@ class KabaleoState(State):
         for k in range(1, len(stack)):
             board[first + 6 * k + stack[k]] = value
 
+    def _log_vectors(self) -> np.ndarray:
+        """The move_* blocks as each seat sees them (row = seat), cached and extended per move:
+        one copy per observation instead of re-encoding up to 36 moves."""
+        if self._log is None:
+            g = self.game
+            self._log = np.zeros((self.num_players, g.log_slice.stop - g.log_slice.start), dtype=np.float32)
+            for k, (p, c, s) in enumerate(self.log):
+                self._write_log(k, p, c, s)
+        return self._log
+
+    def _write_log(self, k: int, p: int, c: int, s: int) -> None:
+        g = self.game
+        n = self.num_players
+        log = self._log
+        log[:, 6 * k + c] = 1.0
+        log[:, g.log_spot_offset + g.num_spots * k + s] = 1.0
+        by = g.log_by_offset + n * k
+        for q in range(n):
+            log[q, by + (p - q) % n] = 1.0  # seat-relative: 0 when q made the move
+
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._board: np.ndarray | None = None
+        self._log: np.ndarray | None = None
 
     def resample_hidden(self, player: int, rng=None) -> "KabaleoState":
         """Re-deal the other players' targets among the colours ``player`` does not hold."""
@@ -492,6 +529,7 @@ class KabaleoState(State):
         new.covered = [s[:] for s in self.covered]
         new.cancels = self.cancels[:]
         new.last_spot = self.last_spot
+        new.log = self.log[:]  # its [player, colour, spot] entries are never changed once made
         new._reset_caches()
         return new
 
