@@ -14,8 +14,8 @@ Rulebook points this engine had to interpret (each is also in docs/games/kabaleo
    bases of a colour plus the last-move spot are ever forbidden, and there are 16+ spots), but the
    engine does not rely on it: a player with no legal placement must take the ``pass`` action
    (their turn is skipped, their pieces stay). A player with no pieces left is skipped.
-4. The "last move" ban names the spot of the previous move, also when that move was a
-   cancellation.
+4. The "last move" ban names the spot of the last piece placed, also when that move was a
+   cancellation; a pass places nothing and leaves the ban on that spot.
 5. The colours nobody holds stay secret: the observation says nothing about them.
 6. Rewards: winners +1, others -1; 0 for everyone when all players share the victory.
 """

@@ -337,3 +337,21 @@ def test_observation_holds_the_whole_public_history(num_players):
             made.append((mover, *divmod(a, game.num_spots)))
         s.apply(a)
     assert len(made) == game.total_pieces  # every piece in play is placed: one row each
+
+
+def test_last_move_ban_is_kept_over_a_pass():
+    # Rigged: player 0 holds only green and every spot but the last-move one is a bare green base,
+    # so player 0 must pass; the ban names the last piece placed, so spot 3 stays banned for
+    # player 1, who could otherwise play there.
+    game, s = rigged(stock=[[0, 1], [1, 0, 1]], player=0)
+    s.spots = [[G] for _ in range(game.num_spots)]
+    s.spots[3] = [G, O]
+    s.last_spot = 3
+    s.touch()
+    assert s.legal_actions() == [game.pass_id]
+    s.apply(game.pass_id)
+    assert s.current_player == 1 and s.last_spot == 3
+    assert not any(s.is_legal(game.catalog.id("place", c, 3)) for c in range(game.num_colours))
+    assert s.is_legal(game.catalog.id("place", B, 0)) and s.is_legal(game.catalog.id("place", O, 0))
+    with pytest.raises(IllegalActionError):
+        place(game, s, B, 3)  # blue on the orange top of spot 3: legal but for the ban
