@@ -468,23 +468,40 @@ class KabaleoState(State):
         self._log: np.ndarray | None = None
 
     def resample_hidden(self, player: int, rng=None) -> "KabaleoState":
-        """Re-deal the other players' targets among the colours ``player`` does not hold."""
+        """A world ``player`` cannot tell from this one: the other players' targets re-dealt at
+        random among the colours ``player`` does not hold (the colours nobody holds included).
+
+        The targets are the only hidden items and are drawn at the deal; nothing in the rules
+        ties a player's moves to their colour, so the seat's history implies no constraint on
+        them and every re-deal is equally consistent with it. The world's ``start`` is the real
+        start with the re-dealt targets (its generator state kept: no chance is drawn after the
+        deal); the history is unchanged, and it replays from that start to exactly the world, as
+        targets never bear on legality or on the board. The world's own generator is fresh."""
         rng = as_generator(rng)
         new = self.clone()
+        new.rng = np.random.default_rng(rng.integers(0, 2**63))
         if self.current_player is None:
             # Every player reveals their target at the end (rulebook, End of Game): nothing a
             # player held is hidden any more, so a finished game has only this one world.
-            new.rng = np.random.default_rng(rng.integers(0, 2**63))
             return new
         others = [c for c in range(self.game.num_colours) if c != self.targets[player]]
-        picks = rng.permutation(others)
-        k = 0
-        for p in range(self.num_players):
-            if p != player:
-                new.targets[p] = int(picks[k])
-                k += 1
-        new.rng = np.random.default_rng(rng.integers(0, 2**63))
+        picks = iter(rng.permutation(others).tolist())
+        new.targets = [c if p == player else next(picks) for p, c in enumerate(self.targets)]
+        if self.start is not None:
+            start_fields = dict(self.start["state"])  # the shared start is never mutated
+            start_fields["targets"] = new.targets[:]
+            new.start = {"state": start_fields, "rng": self.start["rng"]}
         return new
+
+    def hidden_zones(self, player: int) -> dict[str, list] | None:
+        """The colours hidden from ``player``: each other player's target, and the targets nobody
+        drew (in the box). After the end every target is revealed, which also tells the ones in
+        the box: nothing is hidden then."""
+        if self.current_player is None:
+            return {}
+        zones = {f"player {p}'s target": [COLOURS[c]] for p, c in enumerate(self.targets) if p != player}
+        zones["in the box"] = [COLOURS[c] for c in range(self.game.num_colours) if c not in self.targets]
+        return zones
 
     # action_name_for keeps the base's full name for every seat: no Kabaleo move is hidden (the
     # colour comes from a public stock, the spot is on the public board, a pass is forced).

@@ -355,3 +355,27 @@ def test_last_move_ban_is_kept_over_a_pass():
     assert s.is_legal(game.catalog.id("place", B, 0)) and s.is_legal(game.catalog.id("place", O, 0))
     with pytest.raises(IllegalActionError):
         place(game, s, B, 3)  # blue on the orange top of spot 3: legal but for the ban
+
+
+def test_resample_redeals_the_other_targets_and_replays_from_its_own_start():
+    game, s = rigged(num_players=3, targets=[O, G, B], stock=[[2, 2], [2, 2], [2, 2]], player=0)
+    for _ in range(4):
+        s.apply(s.legal_actions()[0])
+    assert s.hidden_zones(0) == {"player 1's target": ["green"], "player 2's target": ["blue"],
+                                 "in the box": ["pink", "yellow"]}
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(60):
+        world = s.resample_hidden(0, rng)
+        assert world.targets[0] == O and len(set(world.targets)) == 3
+        assert world.spots == s.spots and world.log == s.log and world.history == s.history
+        assert world.start["state"]["targets"] == world.targets and s.start["state"]["targets"] == [O, G, B]
+        replay = world.replay_start()
+        for a in world.replay_actions():
+            replay.apply(a)
+        assert replay.targets == world.targets and replay.spots == world.spots
+        seen.add(tuple(world.targets[1:]))
+    assert len(seen) == 12  # every ordered pair of the 4 colours player 0 does not hold
+    while not s.is_terminal():
+        s.apply(s.legal_actions()[0])
+    assert s.resample_hidden(1, rng).targets == [O, G, B] and s.hidden_zones(1) == {}  # revealed
