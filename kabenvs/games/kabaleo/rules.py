@@ -40,6 +40,34 @@ RANDOM_MODE_PIECES = {2: 12, 3: 10, 4: 9}
 EQUITABLE_PER_COLOUR = {2: 3, 3: 2}
 
 
+def _int_value(name: str, v, lo: int, hi: int) -> list[str]:
+    """Problems of one saved int in lo..hi (bools are no ints here)."""
+    if type(v) is not int:
+        return [f"{name}: {v!r} is not an integer"]
+    if not lo <= v <= hi:
+        return [f"{name}: {v} must be in {lo}..{hi}"]
+    return []
+
+
+def _int_list(name: str, value, length: int, lo: int, hi: int) -> list[str]:
+    """Problems of a saved list of ``length`` ints in lo..hi."""
+    if not isinstance(value, list) or len(value) != length:
+        return [f"{name}: must be a list of {length} integers"]
+    for k, v in enumerate(value):
+        problem = _int_value(name, v, lo, hi)
+        if problem:
+            return [f"{problem[0]} (entry {k})"]
+    return []
+
+
+def _int_table(name: str, value, rows: int, cols: int, lo: int, hi: int) -> list[str]:
+    """Problems of a saved per-player table: ``rows`` lists of ``cols`` ints in lo..hi."""
+    if not isinstance(value, list) or len(value) != rows:
+        return [f"{name}: must have {rows} rows (one per player), got "
+                f"{len(value) if isinstance(value, list) else type(value).__name__}"]
+    return [msg for r, row in enumerate(value) for msg in _int_list(f"{name}[{r}]", row, cols, lo, hi)]
+
+
 @dataclasses.dataclass(frozen=True)
 class KabaleoConfig(GameConfig):
     num_players: int = 2
@@ -262,36 +290,97 @@ class KabaleoState(State):
                 return q
         return None
 
+    # -- validation (saves are untrusted: check_fields, then invariants) ---------------------------
+    def check_fields(self) -> list[str]:
+        """Types, shapes and ranges of every Kabaleo field, each problem naming its field; run
+        before ``invariants``, which may then index freely."""
+        g = self.game
+        n, nc, ns, total = self.num_players, g.num_colours, g.num_spots, g.total_pieces
+        problems = []
+        if self.truncated:
+            problems.append("truncated: Kabaleo has no turn limit of its own, a game is never truncated")
+        problems += _int_list("targets", self.targets, n, 0, nc - 1)
+        if not problems and len(set(self.targets)) != n:
+            problems.append(f"targets: two players hold the same colour ({[COLOURS[c] for c in self.targets]})")
+        if not isinstance(self.spots, list) or len(self.spots) != ns:
+            problems.append(f"spots: must be a list of {ns} stacks (one per base)")
+        else:
+            for k, stack in enumerate(self.spots):
+                if not isinstance(stack, list) or not 1 <= len(stack) <= total + 1:
+                    problems.append(f"spots[{k}]: must be a list [base, pieces...] of 1 to {total + 1} colours")
+                else:
+                    problems += _int_list(f"spots[{k}]", stack, len(stack), 0, nc - 1)
+        problems += _int_table("stock", self.stock, n, nc, 0, PIECES_PER_COLOUR)
+        problems += _int_table("played", self.played, n, nc, 0, PIECES_PER_COLOUR)
+        problems += _int_table("covered", self.covered, n, nc, 0, total)
+        problems += _int_list("cancels", self.cancels, n, 0, total // 2)
+        problems += _int_list("removed", self.removed, nc, 0, PIECES_PER_COLOUR)
+        if self.last_spot is not None:
+            problems += _int_value("last_spot", self.last_spot, 0, ns - 1)
+        if not isinstance(self.log, list) or len(self.log) > total:
+            problems.append(f"log: must be a list of at most {total} placements")
+        else:
+            for k, entry in enumerate(self.log):
+                if not isinstance(entry, list) or len(entry) != 3:
+                    problems.append(f"log[{k}]: must be [player, colour, spot]")
+                    break
+                problems += _int_value(f"log[{k}] player", entry[0], 0, n - 1)
+                problems += _int_value(f"log[{k}] colour", entry[1], 0, nc - 1)
+                problems += _int_value(f"log[{k}] spot", entry[2], 0, ns - 1)
+        return problems
+
     def invariants(self) -> list[str]:
+        """What must hold between the fields: the stacks obey the placing rules, every piece in
+        play is exactly once in a stock, on the board or removed, and the per-player counts, the
+        move log and whose turn it is agree with each other."""
         g = self.game
         problems = []
-        nc = g.num_colours
+        n, nc = self.num_players, g.num_colours
         on_board = [0] * nc
-        for stack in self.spots:
+        for k, stack in enumerate(self.spots):
             for c in stack[1:]:
                 on_board[c] += 1
             for a, b in zip(stack[1:], stack[2:]):
                 if a == b:
-                    problems.append(f"two {COLOURS[a]} pieces in contact on a stack")
+                    problems.append(f"spots[{k}]: two {COLOURS[a]} pieces in contact (they cancel out)")
             if len(stack) > 1 and stack[0] == stack[1]:
-                problems.append("a piece on a base of its own colour")
+                problems.append(f"spots[{k}]: a {COLOURS[stack[0]]} piece on a {COLOURS[stack[0]]} base")
         bases = [sum(1 for st in self.spots if st[0] == c) for c in range(nc)]
         if bases != [BASES_PER_COLOUR] * nc:
-            problems.append(f"bases per colour {bases}")
-        if g.config.mode == "equitable":
-            dealt = [EQUITABLE_PER_COLOUR[self.num_players] * self.num_players] * nc
-        else:
-            dealt = None  # random mode: pieces left in the bag are unknown; check the total instead
-        held = [sum(self.stock[p][c] for p in range(self.num_players)) for c in range(nc)]
-        total = [on_board[c] + self.removed[c] + held[c] for c in range(nc)]
-        if dealt is not None and total != dealt:
-            problems.append(f"equitable pieces not conserved: {total} != {dealt}")
-        if dealt is None and sum(total) != RANDOM_MODE_PIECES[self.num_players] * self.num_players:
-            problems.append(f"random-mode pieces not conserved: {sum(total)}")
-        if any(t > PIECES_PER_COLOUR for t in total):
-            problems.append(f"more pieces of a colour than exist: {total}")
-        if sorted(set(self.targets)) != sorted(self.targets):
-            problems.append("two players share a target")
+            problems.append(f"spots: bases per colour {bases}, not {BASES_PER_COLOUR} of each")
+        # Every piece of the colours in play is dealt (12/10/9 each is all of them; equitable too).
+        for c in range(nc):
+            held = sum(self.stock[p][c] for p in range(n))
+            if on_board[c] + self.removed[c] + held != PIECES_PER_COLOUR:
+                problems.append(f"stock/spots/removed: {COLOURS[c]} pieces not conserved ({held} in stocks + "
+                                f"{on_board[c]} on the board + {self.removed[c]} removed, not {PIECES_PER_COLOUR})")
+            placed = sum(self.played[p][c] for p in range(n))
+            if placed != on_board[c] + self.removed[c]:
+                problems.append(f"played: {placed} {COLOURS[c]} pieces placed, but {on_board[c]} on the board "
+                                f"+ {self.removed[c]} removed")
+            if self.removed[c] % 2:
+                problems.append(f"removed: {self.removed[c]} {COLOURS[c]} pieces (a cancellation removes two)")
+        per_player = RANDOM_MODE_PIECES[n] if g.config.mode == "random" else EQUITABLE_PER_COLOUR[n] * nc
+        for p in range(n):
+            dealt = [self.stock[p][c] + self.played[p][c] for c in range(nc)]
+            if sum(dealt) != per_player or (g.config.mode == "equitable" and len(set(dealt)) != 1):
+                problems.append(f"stock/played: player {p} was dealt {dealt}, not a {g.config.mode}-mode hand")
+            if sum(self.covered[p]) != sum(self.played[p]):
+                problems.append(f"covered: player {p} covered {sum(self.covered[p])} tops in {sum(self.played[p])} placements")
+        if 2 * sum(self.cancels) != sum(self.removed):
+            problems.append(f"cancels: {sum(self.cancels)} cancellations but {sum(self.removed)} pieces removed")
+        logged = [[0] * nc for _ in range(n)]
+        for p, c, _ in self.log:
+            logged[p][c] += 1
+        if self.log and logged != self.played:
+            problems.append(f"log: its placements per player and colour {logged} differ from played {self.played}")
+        if self.log and self.last_spot != self.log[-1][2]:
+            problems.append(f"last_spot: {self.last_spot}, but the last placement was on spot {self.log[-1][2]}")
+        cp = self.current_player
+        if cp is None and any(any(row) for row in self.stock):
+            problems.append("current_player: null (game over) while pieces remain to be placed")
+        if cp is not None and not any(self.stock[cp]):
+            problems.append(f"current_player: player {cp} has no piece left and would have been skipped")
         return problems
 
     # -- results ----------------------------------------------------------------------------------

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -379,3 +381,74 @@ def test_resample_redeals_the_other_targets_and_replays_from_its_own_start():
     while not s.is_terminal():
         s.apply(s.legal_actions()[0])
     assert s.resample_hidden(1, rng).targets == [O, G, B] and s.hidden_zones(1) == {}  # revealed
+
+
+def _mid_game(num_players=3, moves=7, seed=2):
+    game = KabaleoGame(num_players=num_players)
+    s = game.new_state(seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        legal = s.legal_actions()
+        s.apply(legal[int(rng.integers(len(legal)))])
+    return game, s
+
+
+def _spot_for_a_duplicate(f):
+    # a piece added on spot 0 that obeys the placing rules, so only conservation can catch it
+    top = f["spots"][0][-1]
+    f["spots"][0].append((top + 1) % 5)
+
+
+def _cancel_without_pieces(f):
+    f["removed"][0] += 2
+    f["cancels"][0] += 1
+
+
+TAMPERINGS = [
+    # (what, edit of the saved fields, the field the refusal must name)
+    ("duplicate colour", lambda f: f["targets"].__setitem__(1, f["targets"][0]), "targets"),
+    ("colour out of range", lambda f: f["targets"].__setitem__(0, 9), "targets"),
+    ("duplicate piece on the board", _spot_for_a_duplicate, "spots"),
+    ("piece on a base of its colour", lambda f: f["spots"][0].__setitem__(slice(None), [f["spots"][0][0]] * 2), "spots"),
+    ("negative stock", lambda f: f["stock"][0].__setitem__(0, -1), "stock"),
+    ("stock beyond the pieces in play", lambda f: f["stock"][1].__setitem__(1, f["stock"][1][1] + 1), "stock"),
+    ("negative cancels", lambda f: f["cancels"].__setitem__(2, -1), "cancels"),
+    ("removed pieces out of nowhere", _cancel_without_pieces, "removed"),
+    ("seat out of range", lambda f: f.__setitem__("current_player", 5), "current_player"),
+    ("log seat out of range", lambda f: f["log"][0].__setitem__(0, 3), "log[0] player"),
+    ("log contradicts played", lambda f: f["log"][0].__setitem__(1, (f["log"][0][1] + 1) % 5), "log"),
+    ("last spot out of range", lambda f: f.__setitem__("last_spot", 99), "last_spot"),
+    ("last spot not the last placement", lambda f: f.__setitem__("last_spot", (f["last_spot"] + 1) % 20), "last_spot"),
+    ("wrong type: string count", lambda f: f["stock"][0].__setitem__(0, "3"), "stock"),
+    ("wrong type: bool count", lambda f: f["played"][0].__setitem__(0, True), "played"),
+    ("wrong type: float spot", lambda f: f.__setitem__("last_spot", 1.0), "last_spot"),
+    ("wrong type: stack not a list", lambda f: f["spots"].__setitem__(3, 2), "spots[3]"),
+    ("wrong type: table not a list", lambda f: f.__setitem__("covered", "none"), "covered"),
+    ("missing field", lambda f: f.pop("log"), "log"),
+    ("extra field", lambda f: f.__setitem__("secret", 1), "secret"),
+    ("truncated mid-game: over with pieces left", lambda f: f.__setitem__("current_player", None), "current_player"),
+    ("truncated flag", lambda f: f.update(truncated=True, current_player=None), "truncated"),
+    ("mismatched player count: stock", lambda f: f["stock"].pop(), "stock"),
+    ("mismatched player count: targets", lambda f: f["targets"].append(4), "targets"),
+    ("mismatched player count: cancels", lambda f: f["cancels"].pop(), "cancels"),
+]
+
+
+@pytest.mark.parametrize("what, edit, field", TAMPERINGS, ids=[t[0] for t in TAMPERINGS])
+def test_tampered_saves_are_refused_naming_the_field(what, edit, field):
+    game, s = _mid_game()
+    assert s.to_json() == KabaleoGame.State.from_json(s.to_json()).to_json()  # the untouched save loads
+    data = s.to_dict()
+    edit(data["state"])
+    with pytest.raises(ConfigError, match=re.escape(field)):
+        KabaleoGame.State.from_json(data)
+
+
+def test_a_negative_stock_is_refused_although_the_game_would_never_end():
+    # The reason for the range check: a -1 counts as "pieces left", so the seat would be asked
+    # forever with no legal placement (pass after pass).
+    game, s = _mid_game(num_players=2, moves=0)
+    data = s.to_dict()
+    data["state"]["stock"][0] = [-1] + [0] * (game.num_colours - 1)
+    with pytest.raises(ConfigError, match=r"stock\[0\]: -1"):
+        KabaleoGame.State.from_json(data)
