@@ -452,3 +452,21 @@ def test_a_negative_stock_is_refused_although_the_game_would_never_end():
     data["state"]["stock"][0] = [-1] + [0] * (game.num_colours - 1)
     with pytest.raises(ConfigError, match=r"stock\[0\]: -1"):
         KabaleoGame.State.from_json(data)
+
+
+def test_tie_break_order_covered_stacks_before_tallest_stack():
+    # Orange and green both show 4 spots. Orange tops more covered stacks (3 to 2), green the
+    # tallest stack (3 pieces to 1): the two tie-breaks point to different players, so only the
+    # rulebook's order (spots, covered stacks, tallest stack) gives orange the win.
+    board = (
+        [[O], [B, O], [P, O], [G, O]]            # orange: 4 spots, 3 stacks, tallest 1
+        + [[G], [G], [B, G], [P, O, B, G]]       # green: 4 spots, 2 stacks, tallest 3
+        + [[O, B]] * 3 + [[G, B]] + [[B]] * 2 + [[P]] * 2  # blue (nobody's colour) and pink
+    )
+    s = finished(2, board, targets=[G, O])
+    counts = s.colour_counts()
+    assert counts["spots"][O] == counts["spots"][G] == 4
+    assert (counts["stacks"][O], counts["stacks"][G]) == (3, 2)
+    assert (counts["tallest"][O], counts["tallest"][G]) == (1, 3)
+    assert s.winners() == [1]
+    assert s.returns() == [-1.0, 1.0]
