@@ -18,6 +18,8 @@ Rulebook points this engine had to interpret (each is also in docs/games/kabaleo
    cancellation; a pass places nothing and leaves the ban on that spot.
 5. The colours nobody holds stay secret: the observation says nothing about them.
 6. Rewards: winners +1, others -1; 0 for everyone when all players share the victory.
+7. At the end every player reveals their target (render, final_info); until then a seat's view
+   (observation, render) shows only its own, and the colours in the box are never shown.
 """
 
 from __future__ import annotations
