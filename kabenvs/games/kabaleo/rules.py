@@ -14,10 +14,12 @@ Rulebook points this engine had to interpret (each is also in docs/games/kabaleo
    bases of a colour plus the last-move spot are ever forbidden, and there are 16+ spots), but the
    engine does not rely on it: a player with no legal placement must take the ``pass`` action
    (their turn is skipped, their pieces stay). A player with no pieces left is skipped.
-4. The "last move" ban names the spot of the previous move, also when that move was a
-   cancellation.
+4. The "last move" ban names the spot of the last piece placed, also when that move was a
+   cancellation; a pass places nothing and leaves the ban on that spot.
 5. The colours nobody holds stay secret: the observation says nothing about them.
 6. Rewards: winners +1, others -1; 0 for everyone when all players share the victory.
+7. At the end every player reveals their target (render, final_info); until then a seat's view
+   (observation, render) shows only its own, and the colours in the box are never shown.
 """
 
 from __future__ import annotations
@@ -38,6 +40,34 @@ BASES_PER_COLOUR = 4
 PIECES_PER_COLOUR = 6
 RANDOM_MODE_PIECES = {2: 12, 3: 10, 4: 9}
 EQUITABLE_PER_COLOUR = {2: 3, 3: 2}
+
+
+def _int_value(name: str, v, lo: int, hi: int) -> list[str]:
+    """Problems of one saved int in lo..hi (bools are no ints here)."""
+    if type(v) is not int:
+        return [f"{name}: {v!r} is not an integer"]
+    if not lo <= v <= hi:
+        return [f"{name}: {v} must be in {lo}..{hi}"]
+    return []
+
+
+def _int_list(name: str, value, length: int, lo: int, hi: int) -> list[str]:
+    """Problems of a saved list of ``length`` ints in lo..hi."""
+    if not isinstance(value, list) or len(value) != length:
+        return [f"{name}: must be a list of {length} integers"]
+    for k, v in enumerate(value):
+        problem = _int_value(name, v, lo, hi)
+        if problem:
+            return [f"{problem[0]} (entry {k})"]
+    return []
+
+
+def _int_table(name: str, value, rows: int, cols: int, lo: int, hi: int) -> list[str]:
+    """Problems of a saved per-player table: ``rows`` lists of ``cols`` ints in lo..hi."""
+    if not isinstance(value, list) or len(value) != rows:
+        return [f"{name}: must have {rows} rows (one per player), got "
+                f"{len(value) if isinstance(value, list) else type(value).__name__}"]
+    return [msg for r, row in enumerate(value) for msg in _int_list(f"{name}[{r}]", row, cols, lo, hi)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -99,6 +129,11 @@ class KabaleoGame(Game):
         self.mine_gain = np.stack([eye[:, me][None, :] - eye[:, me][:, None] for me in range(self.num_colours)])
         assert lay["gain_mine"].stop == lay.offset("gain_lead")  # written together
         self.gain_slice = slice(lay.offset("gain_mine"), lay["gain_lead"].stop)
+        # The move_* blocks are cached per seat (KabaleoState._log_vectors), copied in one go.
+        assert lay["move_colour"].stop == lay.offset("move_spot") and lay["move_spot"].stop == lay.offset("move_by")
+        self.log_slice = slice(lay.offset("move_colour"), lay["move_by"].stop)
+        self.log_spot_offset = lay.offset("move_spot") - lay.offset("move_colour")
+        self.log_by_offset = lay.offset("move_by") - lay.offset("move_colour")
         self._gain_tables: dict[tuple, np.ndarray] = {}
         # _apply decodes a placement arithmetically; this keeps the catalog honest about it.
         assert all(self.place_ids[c, s] == c * self.num_spots + s for c in range(self.num_colours) for s in range(self.num_spots))
@@ -163,6 +198,12 @@ class KabaleoGame(Game):
         # piece under the top.
         lay.add("gain_mine", (nc, spots), "derived: change in spots showing my colour if I place colour c on spot s")
         lay.add("gain_lead", (nc, spots), "derived: change in (my spots - the strongest other colour's spots) for that move, / 2")
+        # The whole public move history, in order (perfect recall): the board and the per-player
+        # counts above forget who placed which piece, in which order, and every cancelled pair.
+        # Every placement uses a piece and every piece in play is dealt, so one row per piece.
+        lay.add("move_colour", (height, 6), "one-hot: colour of the k-th placement of the game (k = 0 first); 0 for moves not made yet")
+        lay.add("move_spot", (height, spots), "one-hot: spot of the k-th placement")
+        lay.add("move_by", (height, n), "one-hot, seat-relative (0 = me): who made the k-th placement")
         return lay
 
     def max_decisions(self) -> int:
@@ -195,6 +236,7 @@ class KabaleoState(State):
         s.covered = [[0] * nc for _ in range(n)]
         s.cancels = [0] * n
         s.last_spot = None
+        s.log = []  # every placement in order: [player, colour, spot] (the observation's move_* blocks)
         s.current_player = int(rng.integers(n))
         return s
 
@@ -237,6 +279,9 @@ class KabaleoState(State):
             if cached:
                 self._write_spot(s, +1.0)
             self.last_spot = s
+            if self._log is not None:
+                self._write_log(len(self.log), p, c, s)
+            self.log.append([p, c, s])
         self.current_player = self._next_player(p)
 
     def _next_player(self, p: int) -> int | None:
@@ -247,36 +292,97 @@ class KabaleoState(State):
                 return q
         return None
 
+    # -- validation (saves are untrusted: check_fields, then invariants) ---------------------------
+    def check_fields(self) -> list[str]:
+        """Types, shapes and ranges of every Kabaleo field, each problem naming its field; run
+        before ``invariants``, which may then index freely."""
+        g = self.game
+        n, nc, ns, total = self.num_players, g.num_colours, g.num_spots, g.total_pieces
+        problems = []
+        if self.truncated:
+            problems.append("truncated: Kabaleo has no turn limit of its own, a game is never truncated")
+        problems += _int_list("targets", self.targets, n, 0, nc - 1)
+        if not problems and len(set(self.targets)) != n:
+            problems.append(f"targets: two players hold the same colour ({[COLOURS[c] for c in self.targets]})")
+        if not isinstance(self.spots, list) or len(self.spots) != ns:
+            problems.append(f"spots: must be a list of {ns} stacks (one per base)")
+        else:
+            for k, stack in enumerate(self.spots):
+                if not isinstance(stack, list) or not 1 <= len(stack) <= total + 1:
+                    problems.append(f"spots[{k}]: must be a list [base, pieces...] of 1 to {total + 1} colours")
+                else:
+                    problems += _int_list(f"spots[{k}]", stack, len(stack), 0, nc - 1)
+        problems += _int_table("stock", self.stock, n, nc, 0, PIECES_PER_COLOUR)
+        problems += _int_table("played", self.played, n, nc, 0, PIECES_PER_COLOUR)
+        problems += _int_table("covered", self.covered, n, nc, 0, total)
+        problems += _int_list("cancels", self.cancels, n, 0, total // 2)
+        problems += _int_list("removed", self.removed, nc, 0, PIECES_PER_COLOUR)
+        if self.last_spot is not None:
+            problems += _int_value("last_spot", self.last_spot, 0, ns - 1)
+        if not isinstance(self.log, list) or len(self.log) > total:
+            problems.append(f"log: must be a list of at most {total} placements")
+        else:
+            for k, entry in enumerate(self.log):
+                if not isinstance(entry, list) or len(entry) != 3:
+                    problems.append(f"log[{k}]: must be [player, colour, spot]")
+                    break
+                problems += _int_value(f"log[{k}] player", entry[0], 0, n - 1)
+                problems += _int_value(f"log[{k}] colour", entry[1], 0, nc - 1)
+                problems += _int_value(f"log[{k}] spot", entry[2], 0, ns - 1)
+        return problems
+
     def invariants(self) -> list[str]:
+        """What must hold between the fields: the stacks obey the placing rules, every piece in
+        play is exactly once in a stock, on the board or removed, and the per-player counts, the
+        move log and whose turn it is agree with each other."""
         g = self.game
         problems = []
-        nc = g.num_colours
+        n, nc = self.num_players, g.num_colours
         on_board = [0] * nc
-        for stack in self.spots:
+        for k, stack in enumerate(self.spots):
             for c in stack[1:]:
                 on_board[c] += 1
             for a, b in zip(stack[1:], stack[2:]):
                 if a == b:
-                    problems.append(f"two {COLOURS[a]} pieces in contact on a stack")
+                    problems.append(f"spots[{k}]: two {COLOURS[a]} pieces in contact (they cancel out)")
             if len(stack) > 1 and stack[0] == stack[1]:
-                problems.append("a piece on a base of its own colour")
+                problems.append(f"spots[{k}]: a {COLOURS[stack[0]]} piece on a {COLOURS[stack[0]]} base")
         bases = [sum(1 for st in self.spots if st[0] == c) for c in range(nc)]
         if bases != [BASES_PER_COLOUR] * nc:
-            problems.append(f"bases per colour {bases}")
-        if g.config.mode == "equitable":
-            dealt = [EQUITABLE_PER_COLOUR[self.num_players] * self.num_players] * nc
-        else:
-            dealt = None  # random mode: pieces left in the bag are unknown; check the total instead
-        held = [sum(self.stock[p][c] for p in range(self.num_players)) for c in range(nc)]
-        total = [on_board[c] + self.removed[c] + held[c] for c in range(nc)]
-        if dealt is not None and total != dealt:
-            problems.append(f"equitable pieces not conserved: {total} != {dealt}")
-        if dealt is None and sum(total) != RANDOM_MODE_PIECES[self.num_players] * self.num_players:
-            problems.append(f"random-mode pieces not conserved: {sum(total)}")
-        if any(t > PIECES_PER_COLOUR for t in total):
-            problems.append(f"more pieces of a colour than exist: {total}")
-        if sorted(set(self.targets)) != sorted(self.targets):
-            problems.append("two players share a target")
+            problems.append(f"spots: bases per colour {bases}, not {BASES_PER_COLOUR} of each")
+        # Every piece of the colours in play is dealt (12/10/9 each is all of them; equitable too).
+        for c in range(nc):
+            held = sum(self.stock[p][c] for p in range(n))
+            if on_board[c] + self.removed[c] + held != PIECES_PER_COLOUR:
+                problems.append(f"stock/spots/removed: {COLOURS[c]} pieces not conserved ({held} in stocks + "
+                                f"{on_board[c]} on the board + {self.removed[c]} removed, not {PIECES_PER_COLOUR})")
+            placed = sum(self.played[p][c] for p in range(n))
+            if placed != on_board[c] + self.removed[c]:
+                problems.append(f"played: {placed} {COLOURS[c]} pieces placed, but {on_board[c]} on the board "
+                                f"+ {self.removed[c]} removed")
+            if self.removed[c] % 2:
+                problems.append(f"removed: {self.removed[c]} {COLOURS[c]} pieces (a cancellation removes two)")
+        per_player = RANDOM_MODE_PIECES[n] if g.config.mode == "random" else EQUITABLE_PER_COLOUR[n] * nc
+        for p in range(n):
+            dealt = [self.stock[p][c] + self.played[p][c] for c in range(nc)]
+            if sum(dealt) != per_player or (g.config.mode == "equitable" and len(set(dealt)) != 1):
+                problems.append(f"stock/played: player {p} was dealt {dealt}, not a {g.config.mode}-mode hand")
+            if sum(self.covered[p]) != sum(self.played[p]):
+                problems.append(f"covered: player {p} covered {sum(self.covered[p])} tops in {sum(self.played[p])} placements")
+        if 2 * sum(self.cancels) != sum(self.removed):
+            problems.append(f"cancels: {sum(self.cancels)} cancellations but {sum(self.removed)} pieces removed")
+        logged = [[0] * nc for _ in range(n)]
+        for p, c, _ in self.log:
+            logged[p][c] += 1
+        if self.log and logged != self.played:
+            problems.append(f"log: its placements per player and colour {logged} differ from played {self.played}")
+        if self.log and self.last_spot != self.log[-1][2]:
+            problems.append(f"last_spot: {self.last_spot}, but the last placement was on spot {self.log[-1][2]}")
+        cp = self.current_player
+        if cp is None and any(any(row) for row in self.stock):
+            problems.append("current_player: null (game over) while pieces remain to be placed")
+        if cp is not None and not any(self.stock[cp]):
+            problems.append(f"current_player: player {cp} has no piece left and would have been skipped")
         return problems
 
     # -- results ----------------------------------------------------------------------------------
@@ -344,6 +450,7 @@ class KabaleoState(State):
         if self.last_spot is not None:
             buf[lay.offset("last_spot") + self.last_spot] = 1.0
         buf[g.board_slice] = self._board_vector()
+        buf[g.log_slice] = self._log_vectors()[player]
         mine = self.targets[player]
         o = lay.offset("top")
         buf[lay["top_mine"]] = buf[o + mine: o + 6 * g.num_spots: 6]
@@ -426,23 +533,69 @@ class KabaleoState(State):
         for k in range(1, len(stack)):
             board[first + 6 * k + stack[k]] = value
 
+    def _log_vectors(self) -> np.ndarray:
+        """The move_* blocks as each seat sees them (row = seat), cached and extended per move:
+        one copy per observation instead of re-encoding up to 36 moves."""
+        if self._log is None:
+            g = self.game
+            self._log = np.zeros((self.num_players, g.log_slice.stop - g.log_slice.start), dtype=np.float32)
+            for k, (p, c, s) in enumerate(self.log):
+                self._write_log(k, p, c, s)
+        return self._log
+
+    def _write_log(self, k: int, p: int, c: int, s: int) -> None:
+        g = self.game
+        n = self.num_players
+        log = self._log
+        log[:, 6 * k + c] = 1.0
+        log[:, g.log_spot_offset + g.num_spots * k + s] = 1.0
+        by = g.log_by_offset + n * k
+        for q in range(n):
+            log[q, by + (p - q) % n] = 1.0  # seat-relative: 0 when q made the move
+
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._board: np.ndarray | None = None
+        self._log: np.ndarray | None = None
 
     def resample_hidden(self, player: int, rng=None) -> "KabaleoState":
-        """Re-deal the other players' targets among the colours ``player`` does not hold."""
+        """A world ``player`` cannot tell from this one: the other players' targets re-dealt at
+        random among the colours ``player`` does not hold (the colours nobody holds included).
+
+        The targets are the only hidden items and are drawn at the deal; nothing in the rules
+        ties a player's moves to their colour, so the seat's history implies no constraint on
+        them and every re-deal is equally consistent with it. The world's ``start`` is the real
+        start with the re-dealt targets (its generator state kept: no chance is drawn after the
+        deal); the history is unchanged, and it replays from that start to exactly the world, as
+        targets never bear on legality or on the board. The world's own generator is fresh."""
         rng = as_generator(rng)
         new = self.clone()
-        others = [c for c in range(self.game.num_colours) if c != self.targets[player]]
-        picks = rng.permutation(others)
-        k = 0
-        for p in range(self.num_players):
-            if p != player:
-                new.targets[p] = int(picks[k])
-                k += 1
         new.rng = np.random.default_rng(rng.integers(0, 2**63))
+        if self.current_player is None:
+            # Every player reveals their target at the end (rulebook, End of Game): nothing a
+            # player held is hidden any more, so a finished game has only this one world.
+            return new
+        others = [c for c in range(self.game.num_colours) if c != self.targets[player]]
+        picks = iter(rng.permutation(others).tolist())
+        new.targets = [c if p == player else next(picks) for p, c in enumerate(self.targets)]
+        if self.start is not None:
+            start_fields = dict(self.start["state"])  # the shared start is never mutated
+            start_fields["targets"] = new.targets[:]
+            new.start = {"state": start_fields, "rng": self.start["rng"]}
         return new
+
+    def hidden_zones(self, player: int) -> dict[str, list] | None:
+        """The colours hidden from ``player``: each other player's target, and the targets nobody
+        drew (in the box). After the end every target is revealed, which also tells the ones in
+        the box: nothing is hidden then."""
+        if self.current_player is None:
+            return {}
+        zones = {f"player {p}'s target": [COLOURS[c]] for p, c in enumerate(self.targets) if p != player}
+        zones["in the box"] = [COLOURS[c] for c in range(self.game.num_colours) if c not in self.targets]
+        return zones
+
+    # action_name_for keeps the base's full name for every seat: no Kabaleo move is hidden (the
+    # colour comes from a public stock, the spot is on the public board, a pass is forced).
 
     def decision(self) -> str:
         if self.current_player is None:
@@ -454,10 +607,12 @@ class KabaleoState(State):
         lines = []
         turn = "game over" if self.current_player is None else f"player {self.current_player} to move"
         lines.append(f"Kabaleo, {self.num_players} players, {g.config.mode} mode - {turn}")
-        if player is None:
-            lines.append("targets: " + ", ".join(f"p{p}={COLOURS[c]}" for p, c in enumerate(self.targets)))
-        else:
+        # A seat sees its own colour; the others' only once revealed at the end. The colours
+        # nobody holds are never shown (the all-seeing view shows who holds what, not those).
+        if player is not None:
             lines.append(f"you are player {player}; your secret colour: {COLOURS[self.targets[player]]}")
+        if player is None or self.current_player is None:
+            lines.append("targets: " + ", ".join(f"p{p}={COLOURS[c]}" for p, c in enumerate(self.targets)))
         for s, stack in enumerate(self.spots):
             mark = " <- last move" if s == self.last_spot else ""
             pieces = " ".join(COLOURS[c] for c in stack[1:])
@@ -482,6 +637,7 @@ class KabaleoState(State):
         new.covered = [s[:] for s in self.covered]
         new.cancels = self.cancels[:]
         new.last_spot = self.last_spot
+        new.log = self.log[:]  # its [player, colour, spot] entries are never changed once made
         new._reset_caches()
         return new
 

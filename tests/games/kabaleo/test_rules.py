@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -265,3 +267,206 @@ def test_derived_blocks_match_playing_each_move_out(num_players):
             legal = s.legal_actions()
             s.apply(legal[int(rng.integers(len(legal)))])
     assert checked_cancels > 0  # the cancellation branch was exercised
+
+
+def test_render_shows_a_seat_only_its_own_colour_until_the_end():
+    game, s = rigged(num_players=3, targets=[O, G, B], stock=[[1], [1], [1]], player=0)
+    for p, colour in enumerate(("orange", "green", "blue")):
+        view = s.render(p)
+        assert f"your secret colour: {colour}" in view and "targets" not in view
+        # every other assignment of the colours the seat does not hold renders the same
+        for others in ([G, B], [B, G], [Y, P], [P, G]):
+            t = s.clone()
+            t.targets = [s.targets[p] if q == p else others.pop(0) for q in range(3)]
+            assert t.render(p) == view
+    assert "p1=green" in s.render() and "p1=green" not in s.render(0)
+    while not s.is_terminal():
+        s.apply(s.legal_actions()[0])
+    assert "targets: p0=orange, p1=green, p2=blue" in s.render(0)  # revealed at the end
+
+
+def test_every_move_reads_the_same_to_every_seat():
+    # No move is hidden: each seat sees the colour (from a public stock) and the spot.
+    game = KabaleoGame(num_players=3)
+    s = game.new_state(5)
+    while not s.is_terminal():
+        a = s.legal_actions()[-1]
+        names = {s.action_name_for(a, seat) for seat in (None, 0, 1, 2)}
+        assert names == {s.action_name(a)}
+        s.apply(a)
+
+
+def test_the_order_of_moves_is_remembered():
+    # Perfect recall: the same final board and the same per-player counts, reached in two orders
+    # every seat can tell apart (player 0 placed blue first, or pink first), must be two
+    # observations; only the move_* blocks tell them apart.
+    def play(order):
+        game, s = rigged(spots=[[O], [G], [B], [P]], stock=[[1, 0, 1, 1], [0, 3]], player=0)
+        for colour, spot in order:
+            place(game, s, colour, spot)
+        return game, s
+
+    game, h1 = play([(B, 0), (G, 2), (P, 1), (G, 3)])
+    _, h2 = play([(P, 1), (G, 2), (B, 0), (G, 3)])
+    assert h1.spots == h2.spots and h1.stock == h2.stock and h1.last_spot == h2.last_spot
+    assert h1.current_player == h2.current_player == 0
+    for p in range(2):
+        a, b = game.layout.split(h1.observation(p)), game.layout.split(h2.observation(p))
+        assert all(np.array_equal(a[k], b[k]) for k in a if not k.startswith("move_"))
+        assert not np.array_equal(a["move_colour"], b["move_colour"])
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_observation_holds_the_whole_public_history(num_players):
+    # Each seat's observation spells out every placement in order: who (seat-relative), which
+    # colour, which spot; with the bases and the stocks it determines the seat's whole history.
+    game = KabaleoGame(num_players=num_players)
+    rng = np.random.default_rng(3)
+    s = game.new_state(8)
+    made = []
+    while not s.is_terminal():
+        for p in range(num_players):
+            obs = game.layout.split(s.observation(p))
+            rows = np.flatnonzero(obs["move_colour"].sum(axis=1))
+            assert rows.tolist() == list(range(len(made)))
+            seen = [((int(obs["move_by"][k].argmax()) + p) % num_players, int(obs["move_colour"][k].argmax()),
+                     int(obs["move_spot"][k].argmax())) for k in rows]
+            assert seen == made
+            assert obs["move_spot"].sum() == obs["move_by"].sum() == len(made)
+        mover, legal = s.current_player, s.legal_actions()
+        a = legal[int(rng.integers(len(legal)))]
+        if a != game.pass_id:
+            made.append((mover, *divmod(a, game.num_spots)))
+        s.apply(a)
+    assert len(made) == game.total_pieces  # every piece in play is placed: one row each
+
+
+def test_last_move_ban_is_kept_over_a_pass():
+    # Rigged: player 0 holds only green and every spot but the last-move one is a bare green base,
+    # so player 0 must pass; the ban names the last piece placed, so spot 3 stays banned for
+    # player 1, who could otherwise play there.
+    game, s = rigged(stock=[[0, 1], [1, 0, 1]], player=0)
+    s.spots = [[G] for _ in range(game.num_spots)]
+    s.spots[3] = [G, O]
+    s.last_spot = 3
+    s.touch()
+    assert s.legal_actions() == [game.pass_id]
+    s.apply(game.pass_id)
+    assert s.current_player == 1 and s.last_spot == 3
+    assert not any(s.is_legal(game.catalog.id("place", c, 3)) for c in range(game.num_colours))
+    assert s.is_legal(game.catalog.id("place", B, 0)) and s.is_legal(game.catalog.id("place", O, 0))
+    with pytest.raises(IllegalActionError):
+        place(game, s, B, 3)  # blue on the orange top of spot 3: legal but for the ban
+
+
+def test_resample_redeals_the_other_targets_and_replays_from_its_own_start():
+    game, s = rigged(num_players=3, targets=[O, G, B], stock=[[2, 2], [2, 2], [2, 2]], player=0)
+    for _ in range(4):
+        s.apply(s.legal_actions()[0])
+    assert s.hidden_zones(0) == {"player 1's target": ["green"], "player 2's target": ["blue"],
+                                 "in the box": ["pink", "yellow"]}
+    rng = np.random.default_rng(0)
+    seen = set()
+    for _ in range(60):
+        world = s.resample_hidden(0, rng)
+        assert world.targets[0] == O and len(set(world.targets)) == 3
+        assert world.spots == s.spots and world.log == s.log and world.history == s.history
+        assert world.start["state"]["targets"] == world.targets and s.start["state"]["targets"] == [O, G, B]
+        replay = world.replay_start()
+        for a in world.replay_actions():
+            replay.apply(a)
+        assert replay.targets == world.targets and replay.spots == world.spots
+        seen.add(tuple(world.targets[1:]))
+    assert len(seen) == 12  # every ordered pair of the 4 colours player 0 does not hold
+    while not s.is_terminal():
+        s.apply(s.legal_actions()[0])
+    assert s.resample_hidden(1, rng).targets == [O, G, B] and s.hidden_zones(1) == {}  # revealed
+
+
+def _mid_game(num_players=3, moves=7, seed=2):
+    game = KabaleoGame(num_players=num_players)
+    s = game.new_state(seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(moves):
+        legal = s.legal_actions()
+        s.apply(legal[int(rng.integers(len(legal)))])
+    return game, s
+
+
+def _spot_for_a_duplicate(f):
+    # a piece added on spot 0 that obeys the placing rules, so only conservation can catch it
+    top = f["spots"][0][-1]
+    f["spots"][0].append((top + 1) % 5)
+
+
+def _cancel_without_pieces(f):
+    f["removed"][0] += 2
+    f["cancels"][0] += 1
+
+
+TAMPERINGS = [
+    # (what, edit of the saved fields, the field the refusal must name)
+    ("duplicate colour", lambda f: f["targets"].__setitem__(1, f["targets"][0]), "targets"),
+    ("colour out of range", lambda f: f["targets"].__setitem__(0, 9), "targets"),
+    ("duplicate piece on the board", _spot_for_a_duplicate, "spots"),
+    ("piece on a base of its colour", lambda f: f["spots"][0].__setitem__(slice(None), [f["spots"][0][0]] * 2), "spots"),
+    ("negative stock", lambda f: f["stock"][0].__setitem__(0, -1), "stock"),
+    ("stock beyond the pieces in play", lambda f: f["stock"][1].__setitem__(1, f["stock"][1][1] + 1), "stock"),
+    ("negative cancels", lambda f: f["cancels"].__setitem__(2, -1), "cancels"),
+    ("removed pieces out of nowhere", _cancel_without_pieces, "removed"),
+    ("seat out of range", lambda f: f.__setitem__("current_player", 5), "current_player"),
+    ("log seat out of range", lambda f: f["log"][0].__setitem__(0, 3), "log[0] player"),
+    ("log contradicts played", lambda f: f["log"][0].__setitem__(1, (f["log"][0][1] + 1) % 5), "log"),
+    ("last spot out of range", lambda f: f.__setitem__("last_spot", 99), "last_spot"),
+    ("last spot not the last placement", lambda f: f.__setitem__("last_spot", (f["last_spot"] + 1) % 20), "last_spot"),
+    ("wrong type: string count", lambda f: f["stock"][0].__setitem__(0, "3"), "stock"),
+    ("wrong type: bool count", lambda f: f["played"][0].__setitem__(0, True), "played"),
+    ("wrong type: float spot", lambda f: f.__setitem__("last_spot", 1.0), "last_spot"),
+    ("wrong type: stack not a list", lambda f: f["spots"].__setitem__(3, 2), "spots[3]"),
+    ("wrong type: table not a list", lambda f: f.__setitem__("covered", "none"), "covered"),
+    ("missing field", lambda f: f.pop("log"), "log"),
+    ("extra field", lambda f: f.__setitem__("secret", 1), "secret"),
+    ("truncated mid-game: over with pieces left", lambda f: f.__setitem__("current_player", None), "current_player"),
+    ("truncated flag", lambda f: f.update(truncated=True, current_player=None), "truncated"),
+    ("mismatched player count: stock", lambda f: f["stock"].pop(), "stock"),
+    ("mismatched player count: targets", lambda f: f["targets"].append(4), "targets"),
+    ("mismatched player count: cancels", lambda f: f["cancels"].pop(), "cancels"),
+]
+
+
+@pytest.mark.parametrize("what, edit, field", TAMPERINGS, ids=[t[0] for t in TAMPERINGS])
+def test_tampered_saves_are_refused_naming_the_field(what, edit, field):
+    game, s = _mid_game()
+    assert s.to_json() == KabaleoGame.State.from_json(s.to_json()).to_json()  # the untouched save loads
+    data = s.to_dict()
+    edit(data["state"])
+    with pytest.raises(ConfigError, match=re.escape(field)):
+        KabaleoGame.State.from_json(data)
+
+
+def test_a_negative_stock_is_refused_although_the_game_would_never_end():
+    # The reason for the range check: a -1 counts as "pieces left", so the seat would be asked
+    # forever with no legal placement (pass after pass).
+    game, s = _mid_game(num_players=2, moves=0)
+    data = s.to_dict()
+    data["state"]["stock"][0] = [-1] + [0] * (game.num_colours - 1)
+    with pytest.raises(ConfigError, match=r"stock\[0\]: -1"):
+        KabaleoGame.State.from_json(data)
+
+
+def test_tie_break_order_covered_stacks_before_tallest_stack():
+    # Orange and green both show 4 spots. Orange tops more covered stacks (3 to 2), green the
+    # tallest stack (3 pieces to 1): the two tie-breaks point to different players, so only the
+    # rulebook's order (spots, covered stacks, tallest stack) gives orange the win.
+    board = (
+        [[O], [B, O], [P, O], [G, O]]            # orange: 4 spots, 3 stacks, tallest 1
+        + [[G], [G], [B, G], [P, O, B, G]]       # green: 4 spots, 2 stacks, tallest 3
+        + [[O, B]] * 3 + [[G, B]] + [[B]] * 2 + [[P]] * 2  # blue (nobody's colour) and pink
+    )
+    s = finished(2, board, targets=[G, O])
+    counts = s.colour_counts()
+    assert counts["spots"][O] == counts["spots"][G] == 4
+    assert (counts["stacks"][O], counts["stacks"][G]) == (3, 2)
+    assert (counts["tallest"][O], counts["tallest"][G]) == (1, 3)
+    assert s.winners() == [1]
+    assert s.returns() == [-1.0, 1.0]
