@@ -658,6 +658,13 @@ class KabaalState(State):
         new.rng = np.random.default_rng(rng.integers(0, 2**63))
         return new
 
+    def action_name_for(self, action: int, seat: int | None) -> str:
+        """Another player's pass choice is secret (rules note 1): it names no card to the
+        others. Every other move is public (cards are played face up, the board is open)."""
+        if seat is not None and seat != self.current_player and self.game.kind_of[action] == "pass_card":
+            return "pass a card (hidden)"
+        return self.game.catalog.name(action)
+
     def decision(self) -> str:
         p = self.current_player
         if p is None:
