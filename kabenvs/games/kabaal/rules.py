@@ -80,6 +80,7 @@ HAND_SIZE = 8
 PASS_COUNT = 2
 MAX_PLACEMENTS = 2
 RITUALS_TO_WIN = 3
+VOID_COLOURLESS = 1 << 4  # voids bit for "holds no colourless card" (bits 0-3: card colours)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -147,7 +148,7 @@ class KabaalGame(Game):
         last_push = cat.id("push", self.num_players - 1, NUM_AREAS - 1)
         assert last_push == self.push_base + self.num_players * NUM_AREAS - 1
         self.kind_of = [cat.kind(a) for a in range(cat.size)]
-        self.encoder = Encoder(self.layout, self.num_players, cfg.max_rounds)
+        self.encoder = Encoder(self.layout, self.num_players, cfg.max_rounds, cat.range("pass_card"))
 
     def build_catalog(self) -> ActionCatalog:
         n = self.num_players
@@ -178,7 +179,7 @@ class KabaalGame(Game):
         return cat
 
     def build_layout(self) -> ObservationLayout:
-        return build_layout(self.num_players)
+        return build_layout(self.num_players, self.catalog.size)
 
     def max_decisions(self) -> int:
         n = self.num_players
@@ -202,6 +203,7 @@ class KabaalState(State):
         s.face_down = [0] * NUM_AREAS
         s.supply = [CULTISTS_PER_PLAYER] * n
         s.altar = [0] * n
+        s.last_move: list[int] = []  # [seat, action] of the last decision asked (not forced ones)
         s._start_round()
         s._settle()
         return s
@@ -215,7 +217,11 @@ class KabaalState(State):
         self.passing = [[] for _ in range(n)]
         self.passed = [[] for _ in range(n)]
         self.received = [[] for _ in range(n)]
-        self.played = [[] for _ in range(n)]
+        self.played = [[] for _ in range(n)]  # played[p][t]: p's card in trick t (one per trick)
+        self.forced = [[] for _ in range(n)]  # forced[p][t]: 1 if that card was p's only legal one
+        self.revealed = [[] for _ in range(n)]  # [card, trick]: turned face up to replace a played one
+        self.voids = [0] * n  # bit c: p showed it holds no card of colour c (bit 4: colourless)
+        self.trick_winners: list[int] = []
         self.trick_seats: list[int] = []
         self.trick_cards: list[int] = []
         self.tricks_played = 0
@@ -312,6 +318,7 @@ class KabaalState(State):
 
     # -- applying decisions ---------------------------------------------------------------------
     def _apply(self, action: int) -> None:
+        self.last_move = [self.current_player, action]
         self._dispatch(action)
         self._settle()
 
@@ -321,13 +328,13 @@ class KabaalState(State):
             legal = self._legal_actions()
             if len(legal) != 1:
                 return
-            self._dispatch(legal[0])
+            self._dispatch(legal[0], forced=True)
 
-    def _dispatch(self, action: int) -> None:
+    def _dispatch(self, action: int, forced: bool = False) -> None:
         g = self.game
         kind = g.kind_of[action]
         if kind == "play":
-            self._play(action - g.play_base)
+            self._play(action - g.play_base, forced)
         elif kind == "pass_card":
             self._choose_pass(action - g.pass_base)
         elif kind == "face_up":
@@ -381,8 +388,17 @@ class KabaalState(State):
         self.phase = "play"
         self.current_player = leader
 
-    def _play(self, k: int) -> None:
+    def _play(self, k: int, forced: bool = False) -> None:
         p = self.current_player
+        if self.trick_cards:
+            # Not following suit shows a void for the rest of the round (VOID_BIT: colourless).
+            led, c = COLOUR[self.trick_cards[0]], COLOUR[k]
+            if led == NO_COLOUR:
+                if c != NO_COLOUR:
+                    self.voids[p] |= VOID_COLOURLESS
+            elif c != led and c != NO_COLOUR:
+                self.voids[p] |= 1 << led
+        self.forced[p].append(int(forced))
         self.trick_seats.append(p)
         self.trick_cards.append(k)
         self.played[p].append(k)
@@ -400,6 +416,7 @@ class KabaalState(State):
         self.hands[p].remove(k)
         self.faceup[p].append(k)
         self.faceup[p].sort()
+        self.revealed[p].append([k, self.tricks_played])
         self.phase = "play"
         self._next_in_trick()
 
@@ -410,6 +427,7 @@ class KabaalState(State):
             return
         winner = trick_winner(self.trick_cards, self.trick_seats, self.game.config.lowest_wins)
         self.tricks_won[winner] += 1
+        self.trick_winners.append(winner)
         self.actor = winner
         self.pusher = winner
         for seat, k in zip(self.trick_seats, self.trick_cards):

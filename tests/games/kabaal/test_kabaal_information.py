@@ -20,3 +20,95 @@ def test_another_players_pass_names_no_card():
         s.apply(s.legal_actions()[0])
     a = s.legal_actions()[0]
     assert {s.action_name_for(a, q) for q in range(3)} == {s.action_name(a)}
+
+
+# -- perfect recall: histories the seat can tell apart give different observations ---------------
+import numpy as np  # noqa: E402
+
+from .kabaal_helpers import BLACK, BLUE, RED, act, deal, play  # noqa: E402
+
+
+def _two_tricks(tricks, placements, void_black=("red", "blue")):
+    """Red leads and wins two tricks; ``tricks`` are (red, blue, black) card names per trick,
+    ``placements`` Red's placement per trick (then "stop" if a second one is offered)."""
+    s = KabaalGame(num_players=3).new_state(0)
+    deal(s, {RED: (["red 5", "blue 7"], ["red", "blue"]), BLUE: (["red 3", "blue 2"], []),
+             BLACK: (["blue 1", "yellow 3"], list(void_black))}, leader=RED)
+    for cards, place in zip(tricks, placements):
+        for seat, name in zip((RED, BLUE, BLACK), cards):
+            play(s, seat, name)
+        assert s.actor == RED
+        act(s, f"place on {place}", RED)
+        if s.phase == "place":
+            act(s, "place no more cultists", RED)
+    assert s.current_player == RED and s.phase == "play" and not s.trick_cards
+    return s
+
+
+def _differ(a, b, seat):
+    lay = a.game.layout
+    va, vb = lay.split(a.observation(seat)), lay.split(b.observation(seat))
+    return sorted(k for k in va if not np.array_equal(va[k], vb[k]))
+
+
+def test_observation_remembers_voids_shown_and_which_trick_each_card_went_to():
+    # Same cards per seat, same winners, same board; only the order of the tricks differs. In A
+    # Black discards blue 1 on a red lead (void in red shown); in B he follows blue with it.
+    a = _two_tricks([("red 5", "red 3", "blue 1"), ("blue 7", "blue 2", "yellow 3")], ["red 5/6", "blue 7/8"])
+    b = _two_tricks([("blue 7", "blue 2", "blue 1"), ("red 5", "red 3", "yellow 3")], ["blue 7/8", "red 5/6"])
+    assert a.board == b.board and a.tricks_won == b.tricks_won
+    assert sorted(map(sorted, a.played)) == sorted(map(sorted, b.played))
+    for seat in (RED, BLUE, BLACK):
+        differ = _differ(a, b, seat)
+        for block in ("played_round", "voids", "forced_plays"):
+            assert block in differ, (seat, block, differ)
+    lay = a.game.layout
+    # Red's view: Black (relative 2) showed no red in A (then no blue); in B only no red (trick 2).
+    assert np.argwhere(lay.split(a.observation(RED))["voids"]).tolist() == [[2, 0], [2, 1]]
+    assert np.argwhere(lay.split(b.observation(RED))["voids"]).tolist() == [[2, 0]]
+
+
+def test_observation_remembers_who_led_and_won_each_trick():
+    # Blue wins trick 1 in A and leads trick 2; in B Red wins trick 1 and leads trick 2.
+    s = KabaalGame(num_players=3).new_state(0)
+    deal(s, {RED: (["red 5", "red 2"], []), BLUE: (["red 3", "red 8"], []), BLACK: (["red 1", "red 4"], [])},
+         leader=RED)
+    a, b = s.clone(), s.clone()
+    for st, cards in ((a, ("red 2", "red 8", "red 1")), (b, ("red 5", "red 3", "red 4"))):
+        for seat, name in zip((RED, BLUE, BLACK), cards):
+            play(st, seat, name)
+        while st.phase != "play":
+            st.apply(st.legal_actions()[0])
+    lay = s.game.layout
+    for seat in (RED, BLUE, BLACK):
+        assert "trick_winners" in _differ(a, b, seat)
+    va, vb = lay.split(a.observation(RED)), lay.split(b.observation(RED))
+    assert va["trick_winners"][0].tolist() == [0, 1, 0] and vb["trick_winners"][0].tolist() == [1, 0, 0]
+    # trick 2 has not begun: its leader shows once it has a card
+    play(a, BLUE, "red 3")
+    play(b, RED, "red 2")
+    va, vb = lay.split(a.observation(RED)), lay.split(b.observation(RED))
+    assert va["trick_leaders"][:2].tolist() == [[1, 0, 0], [0, 1, 0]]
+    assert vb["trick_leaders"][:2].tolist() == [[1, 0, 0], [1, 0, 0]]
+    for seat in (RED, BLUE, BLACK):
+        assert "trick_leaders" in _differ(a, b, seat)
+
+
+def test_last_move_tells_apart_placements_a_ritual_wipes_out():
+    """Two placements that each complete a line leave the same board once the ritual has removed
+    the cult's cultists; the seats still see which one was chosen (last_move)."""
+    from .kabaal_helpers import set_board
+
+    s = KabaalGame(num_players=3).new_state(0)
+    deal(s, {RED: (["red 7"], []), BLUE: (["red 3"], []), BLACK: (["5+"], ["red"])}, leader=RED)
+    # red 7/8 completes column 2 (yellow 3/4, red 7/8, purple 5/6); red 3/4 completes column 3
+    # (purple 1/2, yellow 7/8, red 3/4) on the Baal layout
+    set_board(s, {RED: ["yellow 3/4", "purple 5/6", "purple 1/2", "yellow 7/8"]})
+    for seat, name in ((RED, "red 7"), (BLUE, "red 3"), (BLACK, "5+")):
+        play(s, seat, name)
+    a, b = s.clone(), s.clone()
+    act(a, "place on red 7/8", RED)
+    act(b, "place on red 3/4", RED)
+    assert a.altar[RED] == b.altar[RED] == 1 and a.board == b.board
+    for seat in (RED, BLUE, BLACK):
+        assert _differ(a, b, seat) == ["last_move"]
