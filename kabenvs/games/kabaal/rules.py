@@ -21,9 +21,12 @@ Rulebook points this engine had to interpret (each is in docs/games/kabaal.md an
 2. A colourless lead must be followed with a colourless card if possible; then only colourless
    cards can win. A coloured lead: a player holding that colour plays it or a colourless card.
 3. Placing: one placement per card colour in the trick, at most two, the first one mandatory when
-   any is possible. Each placement is completed (cultist placed, then the cultists that stood on
-   that card pushed) before the second is chosen, so a cultist pushed onto the second card is
-   pushed again by the second placement ("finish one card before the other").
+   any is possible. Both cultists are placed first (step 3), then the cultists that stood on the
+   first card are pushed, then those that stood on the second ("complete pushing all cultists on
+   1 area card before you begin pushing cultists on the other"). Only cultists that stood there
+   before are pushed: one pushed onto the second card stays ("you cannot push back", no chain
+   reaction). The cultists waiting to be pushed are off the board meanwhile, so an empty-supply
+   placer cannot choose one of them as the cultist that moves.
 4. Pushes: order within one card does not matter (a pushed cultist's destinations depend only on
    cultists of its own colour, and each card holds at most one per cult), so the engine pushes a
    card's cultists in seat order and asks only for destinations. A cultist with no legal
@@ -345,7 +348,7 @@ class KabaalState(State):
         elif kind == "place":
             self._place(action - g.place_base)
         elif kind == "stop":
-            self._end_placement()
+            self._next_push()
         elif kind == "move_from":
             self._move_from(action - g.move_base)
         elif kind == "flip_up":
@@ -437,13 +440,14 @@ class KabaalState(State):
         self.context = "trick"
         self.place_colours = []
         self.placements_done = 0
+        self.after_push = "place"
         self._next_placement()
 
     # placing
     def _next_placement(self) -> None:
         places, flips = self._placement_options()
         if not places and not flips:
-            self._end_placement()
+            self._next_push()  # every placement made: push (rules note 3), then rituals
             return
         self.phase = "place"
         self.current_player = self.actor
@@ -474,12 +478,12 @@ class KabaalState(State):
         self._next_placement()
 
     def _put(self, p: int, a: int) -> None:
-        """Cultist of cult p onto area a: whoever stood there is lifted off to be pushed."""
+        """Cultist of cult p onto area a: whoever stood there is lifted off, to be pushed once
+        every placement of this trick is made (rules note 3), this card's before the next's."""
         standing = self.board[a]
         self.board[a] = 1 << p
-        self.push_queue = [[a, q] for q in range(self.num_players) if standing >> q & 1]
-        self.after_push = "place"
-        self._next_push()
+        self.push_queue += [[a, q] for q in range(self.num_players) if standing >> q & 1]
+        self._next_placement()
 
     # pushing
     def _next_push(self) -> None:
@@ -495,7 +499,7 @@ class KabaalState(State):
         if self.after_push == "flip":
             self._next_flip()
         else:
-            self._next_placement()
+            self._end_placement()
 
     def _push(self, q: int, b: int) -> None:
         self.board[b] |= 1 << q
@@ -571,6 +575,7 @@ class KabaalState(State):
     def _next_pity(self) -> None:
         self.place_colours = []
         self.placements_done = 0
+        self.after_push = "place"
         if self.pity_queue:
             p = self.pity_queue[0]
             self.context = "pity"

@@ -169,14 +169,15 @@ def test_round_two_blue_ritual():
     # Two blue cards: Blue chooses which blue card to place on; yellow 3/4 also offered.
     assert sorted(legal_names(s)) == ["place on blue 1/2", "place on blue 3/4", "place on yellow 3/4"]
     act(s, "place on blue 3/4", BLUE)
-    # She pushes her own cultist that stood there.
+    # She places only one cultist (pushing comes once placing is done, rules note 3) ...
+    assert sorted(legal_names(s)) == ["place no more cultists", "place on yellow 3/4"]
+    act(s, "place no more cultists", BLUE)
+    # ... and pushes her own cultist that stood there.
     assert s.current_player == BLUE
     assert sorted(legal_names(s)) == [
         "push blue cultist to blue 5/6", "push blue cultist to purple 5/6", "push blue cultist to yellow 1/2",
     ]
     act(s, "push blue cultist to blue 5/6", BLUE)
-    assert sorted(legal_names(s)) == ["place no more cultists", "place on yellow 3/4"]
-    act(s, "place no more cultists", BLUE)
     # blue 3/4, blue 5/6, red 1/2: a horizontal line -> ritual; only Blue's cultists leave.
     assert s.altar == [0, 1, 0]
     assert cultists_of(s, BLUE) == []
@@ -204,11 +205,11 @@ def test_round_three_double_victory_black_pushes_with_a_one():
     act(s, "play yellow 1", BLACK)  # no red: anything; a "1"
     assert s.pusher == BLACK
     act(s, "place on red 3/4", RED)
+    act(s, "place no more cultists", RED)  # Red places one cultist (yellow 1/2 was offered too)
     # Black, who played the "1", pushes his own cultist off red 3/4.
     assert s.current_player == BLACK
     assert "push black cultist to purple 5/6" in legal_names(s)
     act(s, "push black cultist to purple 5/6", BLACK)  # to the left
-    act(s, "place no more cultists", RED)
     # Red: yellow 7/8, red 3/4, blue 5/6 (a column); Black: red 7/8, purple 5/6, blue 3/4 (a column).
     assert s.altar == [3, 2, 3]
     assert s.current_player is None and not s.truncated
