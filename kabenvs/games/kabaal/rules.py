@@ -63,6 +63,7 @@ import numpy as np
 
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
+from kabenvs.core.errors import IllegalActionError
 from kabenvs.core.game import Game, State, as_generator, copy_generator
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.kabaal.board import (
@@ -123,12 +124,14 @@ class KabaalGame(Game):
     # The kit replays every sampled state to the end several times, so its configs cap the game
     # at 2 rounds (random games last ~6-7; in 2 rounds most already hold a ritual, and the cap
     # exercises truncation). Full-length games of every variant run in tests/games/kabaal.
+    # Full-length games (the default max_rounds never binds in random play: ~6-7 rounds) for
+    # every player count and variant; one config keeps a 2-round cap so truncation is exercised.
     test_configs: ClassVar[list[dict[str, Any]]] = [
-        {"num_players": 3, "max_rounds": 2},
-        {"num_players": 2, "max_rounds": 2},
-        {"num_players": 4, "max_rounds": 2},
-        {"num_players": 3, "dagon": True, "max_rounds": 2},
-        # lowest_wins on an own arrangement with holes
+        {"num_players": 3},
+        {"num_players": 2},
+        {"num_players": 4},
+        {"num_players": 3, "dagon": True},
+        # lowest_wins on an own arrangement with holes, capped at 2 rounds (truncation)
         {"num_players": 4, "lowest_wins": True, "layout": CROSS_WITH_HOLES, "max_rounds": 2},
     ]
 
@@ -214,8 +217,19 @@ class KabaalState(State):
     def _start_round(self) -> None:
         n = self.num_players
         order = [int(k) for k in self.rng.permutation(self.game.deck)]
-        self.hands = [sorted(order[p * HAND_SIZE:(p + 1) * HAND_SIZE]) for p in range(n)]
-        self.undealt = sorted(order[n * HAND_SIZE:])
+        self._begin_round([order[p * HAND_SIZE:(p + 1) * HAND_SIZE] for p in range(n)], order[n * HAND_SIZE:])
+
+    def _begin_round(self, hands: list[list[int]], undealt: list[int]) -> None:
+        """A round dealt with these hands: every per-round field starts afresh. The public pieces
+        at this moment are recorded in ``round_start``: resampling rebuilds the round's deal from
+        them (a round's start is all a world needs; see ``resample_hidden``)."""
+        n = self.num_players
+        self.hands = [sorted(h) for h in hands]
+        self.undealt = sorted(undealt)
+        self.round_start = {
+            "history": len(self.history), "board": self.board[:], "face_down": self.face_down[:],
+            "supply": self.supply[:], "altar": self.altar[:], "last_move": self.last_move[:],
+        }
         self.faceup = [[] for _ in range(n)]
         self.passing = [[] for _ in range(n)]
         self.passed = [[] for _ in range(n)]
@@ -590,11 +604,12 @@ class KabaalState(State):
         if max(self.altar) >= RITUALS_TO_WIN:
             self._end_game()
             return
-        self.amulet = (self.amulet + 1) % self.num_players
         if self.round >= self.game.config.max_rounds:
+            # the amulet stays with this round's holder: the round's record reads from it
             self.truncated = True
             self.current_player = None
             return
+        self.amulet = (self.amulet + 1) % self.num_players
         self.round += 1
         self._start_round()
 
@@ -656,30 +671,169 @@ class KabaalState(State):
     def observation(self, player: int) -> np.ndarray:
         return self.game.encoder.encode(self, player)
 
-    def resample_hidden(self, player: int, rng=None) -> "KabaalState":
-        """Re-deal the other hands' hidden cards, their secret pass choices and the undealt cards.
+    # Resampling (see docs/games/kabaal.md, "How resampling works"). Every round deals the whole
+    # deck afresh and nothing hidden outlives a round, so a world differs from the real game only
+    # in the current round: its ``start`` is the current round's deal (the real history before it
+    # is kept as the start's history), rebuilt from ``round_start`` with the other players' cards
+    # re-dealt; the round's actions are then replayed from it (another player's secret pass
+    # choices rewritten to the re-dealt cards), which proves the world consistent.
+    resample_failures = 0  # replays that failed (a bug if ever > 0; the tests check it)
+    resample_tries = 64  # rejection-sampling attempts before the random walk (tests set 0)
 
-        Everything public (face-up and played cards, the board) and the player's own hand and
-        pass choices stay; counts stay. The cards a player passed are face up at the receiver or
-        played, so they stay known."""
+    def hidden_zones(self, player: int) -> dict[str, list]:
+        zones = {"undealt": list(self.undealt)}
+        for q in range(self.num_players):
+            if q != player:
+                zones[f"hand of player {q}"] = list(self.hands[q])
+                if self.passing[q]:
+                    zones[f"pass chosen by player {q}"] = list(self.passing[q])
+        return zones
+
+    def resample_hidden(self, player: int, rng=None) -> "KabaalState":
+        """A world ``player`` cannot tell from this one, consistent with its whole history.
+
+        The hidden cards (other hands, their pending pass choices, the undealt cards) are dealt
+        anew, uniformly among the deals that fit everything ``player`` has seen this round: no
+        card of a colour a player showed it lacks, and every card a player was asked to choose
+        (or was forced to play) still so (``_deal_fits``). Rejection sampling; where that keeps
+        failing, a random walk of swaps between hidden zones that keeps every constraint."""
         rng = as_generator(rng)
-        new = self.clone()
-        n = self.num_players
-        others = [p for p in range(n) if p != player]
-        pool = list(self.undealt)
-        for p in others:
-            pool += self.hands[p] + self.passing[p]
-        pool = [int(k) for k in rng.permutation(pool)] if pool else []
-        i = 0
-        for p in others:
-            h, ps = len(self.hands[p]), len(self.passing[p])
-            new.hands[p] = sorted(pool[i:i + h])
-            i += h
-            new.passing[p] = pool[i:i + ps]
-            i += ps
-        new.undealt = sorted(pool[i:])
-        new.rng = np.random.default_rng(rng.integers(0, 2**63))
-        return new
+        fresh = np.random.default_rng(rng.integers(0, 2**63))
+        others = [q for q in range(self.num_players) if q != player]
+        zones = [self.hands[q] for q in others] + [self.passing[q] for q in others] + [self.undealt]
+        sizes = [len(z) for z in zones]
+        pool = [k for z in zones for k in z]
+        checks = self._deal_checks(others)
+        deal = self._sample_deal(pool, sizes, len(others), checks, fresh, self.resample_tries)
+        world = self._world_from(others, deal, sizes, fresh)
+        if world is None:  # pragma: no cover - the constraints are exact; kept as a safety net
+            KabaalState.resample_failures += 1
+            world = self._world_from(others, pool, sizes, fresh)
+        return world
+
+    def _deal_checks(self, others: list[int]) -> list[list[tuple]]:
+        """Per other seat, what its hidden hand must satisfy: one entry per trick card it played
+        after another's lead, (led colour, card, forced, known class counts then, known total)."""
+        checks = []
+        for q in others:
+            out = []
+            played = self.played[q]
+            for t, k in enumerate(played):
+                leader = self.amulet if t == 0 else self.trick_winners[t - 1]
+                if leader == q:
+                    continue  # a leader may play anything; forced only with one card (public)
+                known = [0] * 5
+                for c in self.faceup[q] + played[t:]:
+                    known[COLOUR[c]] += 1  # NO_COLOUR = -1 counts in column 4
+                led = COLOUR[self.played[leader][t]]
+                out.append((led, COLOUR[k], self.forced[q][t], known, len(self.faceup[q]) + len(played) - t))
+            if q == self.current_player and self.phase == "play" and self.trick_cards:
+                # asked now: it must have a choice in the world too (colour 5: no card to check)
+                known = [0] * 5
+                for c in self.faceup[q]:
+                    known[COLOUR[c]] += 1
+                out.append((COLOUR[self.trick_cards[0]], 5, 0, known, len(self.faceup[q])))
+            checks.append(out)
+        return checks
+
+    @staticmethod
+    def _deal_fits(hand: list[int], checks: list[tuple]) -> bool:
+        """Whether a hidden hand gives the same legal plays (and forced ones) at every past trick."""
+        if not checks:
+            return True
+        h = [0] * 5
+        for k in hand:
+            h[COLOUR[k]] += 1
+        total = len(hand)
+        for led, colour, forced, known, held in checks:
+            if led == NO_COLOUR:
+                n_led = h[4] + known[4]
+                playable = n_led if n_led else total + held
+                if n_led and colour != NO_COLOUR and colour != 5:
+                    return False
+            else:
+                n_led = h[led] + known[led]
+                playable = n_led + h[4] + known[4] if n_led else total + held
+                if n_led and colour != led and colour != NO_COLOUR and colour != 5:
+                    return False
+            if (playable == 1) != bool(forced):
+                return False
+        return True
+
+    def _sample_deal(self, pool, sizes, n_hands, checks, rng, tries: int) -> list[int]:
+        """The pool dealt into the zones (``sizes``; the first ``n_hands`` are hidden hands)."""
+        bounds = np.cumsum([0] + sizes).tolist()
+
+        def fits(deal, i):
+            return self._deal_fits(deal[bounds[i]:bounds[i + 1]], checks[i])
+
+        for _ in range(tries):
+            deal = [int(k) for k in rng.permutation(pool)] if pool else []
+            if all(fits(deal, i) for i in range(n_hands)):
+                return deal
+        # Random walk from the real deal (which fits): swap two cards of different zones when both
+        # zones still fit. Its stationary distribution is uniform over the fitting deals.
+        deal = list(pool)
+        zone_of = [i for i in range(len(sizes)) for _ in range(sizes[i])]
+        m = len(deal)
+        for _ in range(40 * m if m > 1 else 0):
+            a, b = int(rng.integers(m)), int(rng.integers(m))
+            za, zb = zone_of[a], zone_of[b]
+            if za == zb:
+                continue
+            deal[a], deal[b] = deal[b], deal[a]
+            if (za < n_hands and not fits(deal, za)) or (zb < n_hands and not fits(deal, zb)):
+                deal[a], deal[b] = deal[b], deal[a]
+        return deal
+
+    def _world_from(self, others, deal, sizes, rng) -> "KabaalState | None":
+        """The world whose round began with the other hands re-dealt as ``deal`` says, replayed
+        through this round's actions; None if the replay does not go through."""
+        n, m = self.num_players, len(others)
+        bounds = np.cumsum([0] + sizes).tolist()
+        part = [deal[bounds[i]:bounds[i + 1]] for i in range(len(sizes))]
+        new_hands, new_passing, new_undealt = part[:m], part[m:2 * m], part[2 * m]
+        # The round's start as it really was: the recorded start where it lies in this round
+        # (round 1, or a hand-rigged position), else rebuilt from ``round_start`` with each
+        # seat's cards then: what it holds, played, passed or is passing, less what it received.
+        rs = self.round_start
+        if self.start is not None and len(self.start["state"]["history"]) >= rs["history"]:
+            origin = self.replay_start()
+        else:
+            starts = []
+            for q in range(n):
+                own = self.hands[q] + self.faceup[q] + self.played[q] + self.passed[q] + self.passing[q]
+                received = set(self.received[q])
+                starts.append([k for k in own if k not in received])
+            origin = self.clone()
+            origin.history = self.history[:rs["history"]]
+            origin.board, origin.face_down = rs["board"][:], rs["face_down"][:]
+            origin.supply, origin.altar = rs["supply"][:], rs["altar"][:]
+            origin.last_move = rs["last_move"][:]
+            origin.truncated = False
+            origin._begin_round(starts, self.undealt)
+        # Swap each other seat's hidden cards for the new ones there and in its pending passes.
+        renamed: dict[int, int] = {}
+        base = self.game.pass_base
+        for i, q in enumerate(others):
+            swap = dict(zip(self.hands[q], new_hands[i])) | dict(zip(self.passing[q], new_passing[i]))
+            origin.hands[q] = sorted(swap.get(k, k) for k in origin.hands[q])
+            origin.passing[q] = [swap.get(k, k) for k in origin.passing[q]]
+            renamed.update((base + old, base + swap[old]) for old in self.passing[q])
+        origin.undealt = sorted(new_undealt)
+        origin.rng = rng
+        origin._reset_caches()
+        origin.mark_start()
+        done = len(origin.history)
+        world = origin.clone()
+        try:
+            for a in self.history[done:]:
+                world.apply(renamed.get(a, a))
+        except IllegalActionError:
+            return None
+        if world.current_player != self.current_player or world.history[:done] != self.history[:done]:
+            return None
+        return world
 
     def action_name_for(self, action: int, seat: int | None) -> str:
         """Another player's pass choice is secret (rules note 1): it names no card to the

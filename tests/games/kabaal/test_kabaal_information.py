@@ -112,3 +112,126 @@ def test_last_move_tells_apart_placements_a_ritual_wipes_out():
     assert a.altar[RED] == b.altar[RED] == 1 and a.board == b.board
     for seat in (RED, BLUE, BLACK):
         assert _differ(a, b, seat) == ["last_move"]
+
+
+# -- resampling: consistent with the seat's whole history ---------------------------------------
+import random  # noqa: E402
+
+from kabenvs.games.kabaal import KabaalState  # noqa: E402
+from kabenvs.games.kabaal.cards import COLOUR, card  # noqa: E402
+
+
+def _trajectory(state):
+    """Every state of ``state``'s game since its start (replayed)."""
+    replay = state.replay_start()
+    out = [replay.clone()]
+    for a in state.replay_actions():
+        replay.apply(a)
+        out.append(replay.clone())
+    return out
+
+
+def _assert_world_replays(state, world, p):
+    """The kit's check: from the world's own start, the same seat asked and the same observation
+    for ``p`` at every step, every action legal, ending in the world."""
+    real = _trajectory(state)
+    offset = len(state.start["state"]["history"])
+    replay = world.replay_start()
+    done = len(replay.history)
+    assert world.history[:done] == state.history[:done]
+    for i, a in enumerate(world.history[done:], start=done):
+        past = real[i - offset]
+        assert replay.current_player == past.current_player
+        np.testing.assert_array_equal(replay.observation(p), past.observation(p))
+        replay.apply(a)
+    np.testing.assert_array_equal(replay.observation(p), state.observation(p))
+    assert replay.to_dict()["state"] | {"start": None} == world.to_dict()["state"] | {"start": None}
+
+
+def test_resampling_never_deals_a_shown_void():
+    # Black discards on a red lead: no world may give him a red card (colourless cards he may
+    # still hold: they may always be played, so discarding shows nothing about them).
+    s = KabaalGame(num_players=3).new_state(0)
+    deal(s, {RED: (["red 5"], []), BLUE: (["red 3"], []), BLACK: (["blue 1"], ["red"])}, leader=RED)
+    for seat, name in ((RED, "red 5"), (BLUE, "red 3"), (BLACK, "blue 1")):
+        play(s, seat, name)
+    assert s.voids[BLACK] == 1 << COLOUR[card("red 1")]
+    rng = np.random.default_rng(0)
+    black_got = set()
+    for _ in range(200):
+        w = s.resample_hidden(RED, rng)
+        assert not [k for k in w.hands[BLACK] if COLOUR[k] == COLOUR[card("red 1")]]
+        black_got.update(w.hands[BLACK])
+    assert len(black_got) > len(s.hands[BLACK])  # his hand really is re-dealt
+    _assert_world_replays(s, s.resample_hidden(RED, rng), RED)
+    # Blue's view too (Black's void applies to every other seat's worlds)
+    for _ in range(50):
+        w = s.resample_hidden(BLUE, rng)
+        assert not [k for k in w.hands[BLACK] if COLOUR[k] == COLOUR[card("red 1")]]
+
+
+def test_resampling_keeps_forced_cards_forced_and_choices_choices():
+    # Black's purple 1 is forced (his only purple, no colourless): in every world he holds no
+    # other purple and no colourless card; Blue, asked, keeps at least two playable cards.
+    s = KabaalGame(num_players=3).new_state(0)
+    deal(s, {RED: (["purple 8"], []), BLUE: (["purple 3", "purple 4"], []), BLACK: (["purple 1"], ["purple"])},
+         leader=RED)
+    play(s, RED, "purple 8")
+    act(s, "play purple 3", BLUE)
+    play(s, BLACK, "purple 1")
+    assert s.forced[BLACK] == [1] and s.forced[BLUE] == [0]
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        w = s.resample_hidden(RED, rng)
+        held = w.hands[BLACK] + w.faceup[BLACK]
+        assert not [k for k in held if COLOUR[k] in (3, -1)]
+        assert w.forced == s.forced
+    _assert_world_replays(s, w, RED)
+
+
+def test_resampling_rewrites_other_players_secret_passes():
+    s = KabaalGame(num_players=3).new_state(4)
+    p = s.current_player
+    while s.current_player == p or s.passing[s.current_player]:
+        s.apply(s.legal_actions()[0])  # p's two passes
+    q = s.current_player
+    s.apply(s.legal_actions()[-1])  # the next seat's first
+    rng = np.random.default_rng(2)
+    rewritten = 0
+    for _ in range(30):
+        w = s.resample_hidden(p, rng)
+        assert w.passing[p] == s.passing[p] and len(w.passing[q]) == 1
+        assert w.history[:2] == s.history[:2]  # p's own passes
+        assert w.history[2] == s.game.pass_base + w.passing[q][0]
+        rewritten += w.passing[q] != s.passing[q]
+        _assert_world_replays(s, w, p)
+    assert rewritten > 20
+
+
+def test_random_walk_resampling_keeps_every_constraint(monkeypatch):
+    """With rejection sampling switched off, the swap walk alone gives consistent worlds."""
+    monkeypatch.setattr(KabaalState, "resample_tries", 0)
+    failures = KabaalState.resample_failures
+    for config in ({"num_players": 4}, {"num_players": 3, "dagon": True}, {"num_players": 2}):
+        game = KabaalGame(**config)
+        rnd = random.Random(3)
+        rng = np.random.default_rng(3)
+        for seed in range(3):
+            s = game.new_state(seed)
+            while s.current_player is not None:
+                s.apply(rnd.choice(s.legal_actions()))
+                if rnd.random() < 0.05:
+                    p = rnd.randrange(game.num_players)
+                    _assert_world_replays(s, s.resample_hidden(p, rng), p)
+    assert KabaalState.resample_failures == failures
+
+
+def test_hidden_zones_are_the_other_hands_their_passes_and_the_undealt():
+    s = KabaalGame(num_players=3).new_state(0)
+    p = s.current_player
+    s.apply(s.legal_actions()[0])
+    zones = s.hidden_zones((p + 1) % 3)
+    assert zones["undealt"] == s.undealt
+    assert zones[f"pass chosen by player {p}"] == s.passing[p]
+    assert zones[f"hand of player {p}"] == s.hands[p]
+    assert f"hand of player {(p + 1) % 3}" not in zones
