@@ -78,7 +78,7 @@ from kabenvs.games.kabaal.board import (
 from kabenvs.games.kabaal.cards import (
     AREA, CARD_666, CARD_NAMES, COLOUR, NO_COLOUR, NUM_CARDS, RANK, VALUE, deck_for,
 )
-from kabenvs.games.kabaal.encoding import TRICKS_PER_ROUND, Encoder, build_layout
+from kabenvs.games.kabaal.encoding import PHASES, TRICKS_PER_ROUND, Encoder, build_layout
 
 HAND_SIZE = 8
 PASS_COUNT = 2
@@ -607,7 +607,7 @@ class KabaalState(State):
         if self.round >= self.game.config.max_rounds:
             # the amulet stays with this round's holder: the round's record reads from it
             self.truncated = True
-            self.current_player = None
+            self._end_game()
             return
         self.amulet = (self.amulet + 1) % self.num_players
         self.round += 1
@@ -635,36 +635,223 @@ class KabaalState(State):
             "truncated": self.truncated,
         }
 
+    # -- validation (saved states are untrusted input) ---------------------------------------
+    def check_fields(self) -> list[str]:
+        """Types, ranges and shapes of every field, each problem naming the field; then
+        ``invariants`` checks what must hold between fields (conservation, counts)."""
+        n = self.num_players
+        deck = set(self.game.deck)
+        out: list[str] = []
+        seats = range(n)
+
+        def is_int(v, lo, hi):
+            return type(v) is int and lo <= v <= hi
+
+        def int_in(name, v, lo, hi):
+            if not is_int(v, lo, hi):
+                out.append(f"{name}: {v!r} must be an integer {lo}..{hi}")
+                return False
+            return True
+
+        def int_list(name, v, lo, hi, length=None, max_len=None):
+            if type(v) is not list:
+                out.append(f"{name}: must be a list, got {type(v).__name__}")
+                return False
+            if length is not None and len(v) != length:
+                out.append(f"{name}: {len(v)} entries, a {n}-player game has {length}")
+                return False
+            if max_len is not None and len(v) > max_len:
+                out.append(f"{name}: {len(v)} entries, at most {max_len}")
+                return False
+            return all(int_in(f"{name}[{i}]", x, lo, hi) for i, x in enumerate(v))
+
+        def per_seat(name, lo, hi, max_len):
+            v = getattr(self, name)
+            if type(v) is not list or len(v) != n:
+                out.append(f"{name}: must be a list of {n} lists (one per player), got {v!r:.60}")
+                return False
+            return all(int_list(f"{name}[{p}]", v[p], lo, hi, max_len=max_len) for p in seats)
+
+        def cards(name, v):
+            bad = [k for k in v if k not in deck]
+            if bad:
+                out.append(f"{name}: card {bad[0]} is not in the {n}-player deck")
+
+        def seat_or_none(name):
+            v = getattr(self, name)
+            if v is not None:
+                int_in(name, v, 0, n - 1)
+
+        cfg = self.game.config
+        int_in("round", self.round, 1, cfg.max_rounds)
+        int_in("amulet", self.amulet, 0, n - 1)
+        int_list("board", self.board, 0, (1 << n) - 1, length=NUM_AREAS)
+        int_list("face_down", self.face_down, 0, 1 if cfg.dagon else 0, length=NUM_AREAS)
+        int_list("supply", self.supply, 0, CULTISTS_PER_PLAYER, length=n)
+        int_list("altar", self.altar, 0, CULTISTS_PER_PLAYER, length=n)
+        for name in ("hands", "faceup", "passing", "passed", "received", "played"):
+            if per_seat(name, 0, NUM_CARDS - 1, HAND_SIZE):
+                for p in seats:
+                    cards(f"{name}[{p}]", getattr(self, name)[p])
+        if int_list("undealt", self.undealt, 0, NUM_CARDS - 1):
+            cards("undealt", self.undealt)
+        if per_seat("forced", 0, 1, TRICKS_PER_ROUND) and type(self.played) is list and len(self.played) == n:
+            for p in seats:
+                if type(self.played[p]) is list and len(self.forced[p]) != len(self.played[p]):
+                    out.append(f"forced[{p}]: {len(self.forced[p])} entries, one per card played "
+                               f"({len(self.played[p])})")
+        if type(self.revealed) is not list or len(self.revealed) != n:
+            out.append(f"revealed: must be a list of {n} lists (one per player)")
+        else:
+            for p in seats:
+                r = self.revealed[p]
+                if type(r) is not list or not all(
+                    type(e) is list and len(e) == 2 and is_int(e[0], 0, NUM_CARDS - 1)
+                    and is_int(e[1], 0, TRICKS_PER_ROUND - 1) for e in r
+                ):
+                    out.append(f"revealed[{p}]: must be a list of [card, trick] pairs")
+        int_list("voids", self.voids, 0, 31, length=n)
+        int_list("trick_winners", self.trick_winners, 0, n - 1, max_len=TRICKS_PER_ROUND)
+        int_list("trick_seats", self.trick_seats, 0, n - 1, max_len=n)
+        if int_list("trick_cards", self.trick_cards, 0, NUM_CARDS - 1, max_len=n):
+            cards("trick_cards", self.trick_cards)
+            if type(self.trick_seats) is list and len(self.trick_seats) != len(self.trick_cards):
+                out.append("trick_cards: one card per seat in trick_seats")
+        int_in("tricks_played", self.tricks_played, 0, TRICKS_PER_ROUND)
+        int_list("tricks_won", self.tricks_won, 0, TRICKS_PER_ROUND, length=n)
+        seat_or_none("actor")
+        seat_or_none("pusher")
+        if self.context not in ("trick", "pity"):
+            out.append(f"context: {self.context!r} must be 'trick' or 'pity'")
+        int_list("place_colours", self.place_colours, 0, 3, max_len=MAX_PLACEMENTS)
+        int_in("placements_done", self.placements_done, 0, MAX_PLACEMENTS)
+        if self.move_target is not None:
+            int_in("move_target", self.move_target, 0, NUM_AREAS - 1)
+        q = self.push_queue
+        if type(q) is not list or not all(
+            type(e) is list and len(e) == 2 and is_int(e[0], 0, NUM_AREAS - 1) and is_int(e[1], 0, n - 1) for e in q
+        ):
+            out.append("push_queue: must be a list of [area, cult] pairs")
+        if self.after_push not in ("place", "flip"):
+            out.append(f"after_push: {self.after_push!r} must be 'place' or 'flip'")
+        fq = self.flip_queue
+        if type(fq) is not list or not all(
+            type(e) is list and len(e) == 2 and is_int(e[0], 0, n - 1) and type(e[1]) is list
+            and 3 <= len(e[1]) and all(is_int(a, 0, NUM_AREAS - 1) for a in e[1]) for e in fq
+        ):
+            out.append("flip_queue: must be a list of [performer, line of area ids] pairs")
+        int_list("pity_queue", self.pity_queue, 0, n - 1, max_len=n)
+        if type(self.last_move) is not list or self.last_move and not (
+            len(self.last_move) == 2 and is_int(self.last_move[0], 0, n - 1)
+            and is_int(self.last_move[1], 0, self.game.catalog.size - 1)
+        ):
+            out.append("last_move: must be [] or [seat, action id]")
+        rs = self.round_start
+        keys = {"history", "board", "face_down", "supply", "altar", "last_move"}
+        if type(rs) is not dict or set(rs) != keys:
+            out.append(f"round_start: must be a mapping with exactly {', '.join(sorted(keys))}")
+        else:
+            int_in("round_start.history", rs["history"], 0, len(self.history))
+            int_list("round_start.board", rs["board"], 0, (1 << n) - 1, length=NUM_AREAS)
+            int_list("round_start.face_down", rs["face_down"], 0, 1, length=NUM_AREAS)
+            int_list("round_start.supply", rs["supply"], 0, CULTISTS_PER_PLAYER, length=n)
+            int_list("round_start.altar", rs["altar"], 0, CULTISTS_PER_PLAYER, length=n)
+            if type(rs["last_move"]) is not list or len(rs["last_move"]) not in (0, 2):
+                out.append("round_start.last_move: must be [] or [seat, action id]")
+        if self.phase not in PHASES + ("over",):
+            out.append(f"phase: {self.phase!r} must be one of {', '.join(PHASES + ('over',))}")
+        if out:
+            return out
+        return self._check_decision()
+
+    def _check_decision(self) -> list[str]:
+        """The phase, the seat to move and what the decision reads from agree."""
+        n, p, phase = self.num_players, self.current_player, self.phase
+        if (p is None) != (phase == "over"):
+            return [f"phase: {phase!r} while current_player is {p!r} (the game is over exactly when "
+                    f"nobody is to move)"]
+        if phase == "pass":
+            order = [(self.amulet + i) % n for i in range(n)]
+            done = order.index(p)
+            for i, q in enumerate(order):
+                want = PASS_COUNT if i < done else len(self.passing[q]) if i == done else 0
+                if len(self.passing[q]) != want or (i == done and want >= PASS_COUNT):
+                    return [f"passing[{q}]: {len(self.passing[q])} cards chosen while player {p} chooses"]
+            if any(self.played[q] or self.faceup[q] for q in range(n)):
+                return ["phase: 'pass' after cards were played or turned face up"]
+        elif phase in ("play", "face_up"):
+            seats = self.trick_seats
+            if len(seats) >= n + (phase == "face_up") or phase == "face_up" and not seats:
+                return [f"trick_seats: {len(seats)} cards in the trick while phase is {phase!r}"]
+            if phase == "face_up":
+                want = seats[-1] if seats else None
+            elif seats:
+                want = (seats[-1] + 1) % n
+            else:
+                want = self.amulet if not self.trick_winners else self.trick_winners[-1]
+            if p != want:
+                return [f"current_player: {p} but player {want} must {phase.replace('_', ' ')} now"]
+        elif phase in ("place", "move") and p != self.actor:
+            return [f"current_player: {p} but the placer (actor) is {self.actor}"]
+        elif phase == "move" and self.move_target is None:
+            return ["move_target: a cultist is being moved but no target card is set"]
+        elif phase == "push" and (not self.push_queue or p != self.pusher):
+            return [f"push_queue: phase 'push' needs a cultist to push and the pusher ({self.pusher}) to move"]
+        elif phase == "flip_down" and (not self.flip_queue or p != self.flip_queue[0][0]):
+            return ["flip_queue: phase 'flip_down' needs a pending ritual whose performer moves"]
+        # a trick's winner is recorded when it completes; tricks_played counts it once placed
+        extra = len(self.trick_winners) - self.tricks_played
+        if not (extra == 0 or extra == 1 and len(self.trick_seats) == n):
+            return [f"trick_winners: {len(self.trick_winners)} winners after {self.tricks_played} tricks"]
+        if sum(self.tricks_won) != len(self.trick_winners):
+            return ["tricks_won: does not match trick_winners"]
+        return []
+
     def invariants(self) -> list[str]:
         problems = []
         n = self.num_players
-        cards = self.undealt[:]
+        zones = {"undealt": self.undealt}
         for p in range(n):
-            cards += self.hands[p] + self.faceup[p] + self.passing[p] + self.played[p]
-        if sorted(cards) != sorted(self.game.deck):
-            problems.append("artifact cards not conserved")
+            for name in ("hands", "faceup", "passing", "played"):
+                zones[f"{name}[{p}]"] = getattr(self, name)[p]
+        seen: dict[int, str] = {}
+        for zone, cards in zones.items():
+            for k in cards:
+                if k in seen:
+                    problems.append(f"{zone}: card {CARD_NAMES[k]} is also in {seen[k]} (each card lies in one place)")
+                seen[k] = zone
+        missing = sorted(set(self.game.deck) - set(seen))
+        if missing:
+            problems.append(f"undealt: card {CARD_NAMES[missing[0]]} is nowhere (each card lies in one place)")
+        for p in range(n):
+            if len(self.played[p]) != len(self.forced[p]):
+                problems.append(f"forced[{p}]: one entry per card played")
+            if self.trick_seats and p in self.trick_seats:
+                if self.played[p][-1:] != [self.trick_cards[self.trick_seats.index(p)]]:
+                    problems.append(f"trick_cards: player {p}'s card is not its last played card")
         for p in range(n):
             on_board = sum(1 for m in self.board if m >> p & 1)
             lifted = sum(1 for a, q in self.push_queue if q == p)
             if self.supply[p] + on_board + self.altar[p] + lifted != CULTISTS_PER_PLAYER:
-                problems.append(f"cultists of cult {p} not conserved")
-            if self.supply[p] < 0:
-                problems.append(f"negative supply for cult {p}")
+                problems.append(f"supply[{p}]: cultists of cult {p} not conserved (supply + board + altar "
+                                f"+ waiting to be pushed must be {CULTISTS_PER_PLAYER})")
             if self.phase in ("play", "face_up") and self.tricks_played < TRICKS_PER_ROUND:
                 expected = HAND_SIZE - len(self.played[p])
                 held = len(self.hands[p]) + len(self.faceup[p])
                 if held != expected:
-                    problems.append(f"player {p} holds {held} cards, not {expected}")
+                    problems.append(f"hands[{p}]: player {p} holds {held} cards, not {expected}")
                 pending = self.phase == "face_up" and p == self.current_player
                 if len(self.faceup[p]) != PASS_COUNT - pending:
-                    problems.append(f"player {p} has {len(self.faceup[p])} face-up cards")
+                    problems.append(f"faceup[{p}]: player {p} has {len(self.faceup[p])} face-up cards")
+            if self.phase == "pass" and len(self.hands[p]) + len(self.passing[p]) != HAND_SIZE:
+                problems.append(f"hands[{p}]: {len(self.hands[p]) + len(self.passing[p])} cards while passing, not 8")
         for a in range(NUM_AREAS):
             if self.face_down[a] and self.board[a]:
-                problems.append(f"cultists on face-down card {AREA_CARDS[a]}")
+                problems.append(f"board: cultists on face-down card {AREA_CARDS[a]}")
         if self.phase in ("play", "pass") or self.current_player is None:
             lines = ritual_lines(self.board, self.game.geometry, n)
             if any(lines):
-                problems.append("a line of three was left without a ritual")
+                problems.append("board: a line of three was left without a ritual")
         return problems
 
     # -- information --------------------------------------------------------------------------------

@@ -235,3 +235,104 @@ def test_hidden_zones_are_the_other_hands_their_passes_and_the_undealt():
     assert zones[f"pass chosen by player {p}"] == s.passing[p]
     assert zones[f"hand of player {p}"] == s.hands[p]
     assert f"hand of player {(p + 1) % 3}" not in zones
+
+
+# -- saved states are validated ---------------------------------------------------------------------
+import copy  # noqa: E402
+import json  # noqa: E402
+
+import pytest  # noqa: E402
+
+from kabenvs.core.errors import ConfigError  # noqa: E402
+from kabenvs.core.game import State  # noqa: E402
+
+
+def _mid_game(num_players=3, steps=40, seed=5):
+    game = KabaalGame(num_players=num_players)
+    s = game.new_state(seed)
+    rnd = random.Random(seed)
+    for _ in range(steps):
+        s.apply(rnd.choice(s.legal_actions()))
+    assert s.phase not in ("pass", "over")
+    return s
+
+
+def _dup(st):
+    st["hands"][1][0] = st["hands"][0][0]
+
+
+def _set(**fields):
+    def tamper(st):
+        st.update(fields)
+    return tamper
+
+
+def _drop(name):
+    return lambda st: st.pop(name)
+
+
+def _deep(path, value):
+    def tamper(st):
+        target = st
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return tamper
+
+
+TAMPERINGS = [
+    ("duplicate card", _dup, "hands"),
+    ("negative count", _deep(["supply", 0], -1), "supply[0]"),
+    ("out-of-range seat", _set(amulet=7), "amulet"),
+    ("out-of-range seat in a list", _deep(["trick_winners"], [5]), "trick_winners[0]"),
+    ("wrong type", _set(round="2"), "round"),
+    ("bool for an int", _deep(["tricks_won", 0], True), "tricks_won[0]"),
+    ("card id out of range", _deep(["undealt"], [99]), "undealt[0]"),
+    ("missing field", _drop("voids"), "voids"),
+    ("extra field", _set(secret_hand=[1, 2]), "secret_hand"),
+    ("truncated mid-game", _set(truncated=True), "truncated"),
+    ("unknown phase", _set(phase="bidding"), "phase"),
+    ("seat to move disagrees with the phase", lambda st: st.update(current_player=(st["current_player"] + 1) % 3),
+     "current_player"),
+    ("forced list out of step with plays", _deep(["forced", 0], [0] * 7), "forced[0]"),
+    ("round record malformed", _deep(["round_start"], {"history": 0}), "round_start"),
+    ("cultists not conserved", _deep(["altar", 1], 2), "supply[1]"),
+]
+
+
+@pytest.mark.parametrize("what,tamper,field", TAMPERINGS, ids=[t[0] for t in TAMPERINGS])
+def test_tampered_saves_are_refused_naming_the_field(what, tamper, field):
+    s = _mid_game()
+    data = s.to_dict()
+    tamper(data["state"])
+    with pytest.raises(ConfigError) as err:
+        State.from_json(json.dumps(data))
+    assert field in str(err.value), str(err.value)
+
+
+def test_a_two_player_save_under_a_three_player_config_is_refused():
+    s = _mid_game(num_players=2)
+    data = s.to_dict()
+    data["config"] = KabaalGame(num_players=3).config.to_dict()
+    with pytest.raises(ConfigError, match="3-player"):
+        State.from_json(json.dumps(data))
+
+
+def test_a_card_outside_the_two_player_deck_is_refused():
+    s = _mid_game(num_players=2)
+    data = s.to_dict()
+    data["state"]["undealt"][0] = card("666")
+    with pytest.raises(ConfigError, match=r"undealt: card 35 is not in the 2-player deck"):
+        State.from_json(json.dumps(data))
+
+
+def test_untampered_saves_round_trip_over_whole_games():
+    game = KabaalGame(num_players=4, dagon=True)
+    rnd = random.Random(9)
+    s = game.new_state(9)
+    while s.current_player is not None:
+        if rnd.random() < 0.1:
+            back = State.from_json(s.to_json())
+            assert back.to_json() == s.to_json()
+        s.apply(rnd.choice(s.legal_actions()))
+    assert State.from_json(copy.deepcopy(s.to_json())).to_json() == s.to_json()
