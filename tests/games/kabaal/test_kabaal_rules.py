@@ -561,3 +561,37 @@ def test_dagon_double_ritual_turns_one_card_per_line():
     assert len(second) == 2 and "flip down yellow 1/2" not in second
     act(s, second[0], RED)
     assert sum(s.face_down) == 2 and s.phase == "play"
+
+
+@pytest.mark.parametrize("max_rounds", [1, 2])
+def test_env_game_reaching_its_round_cap_is_truncated_for_every_agent(max_rounds):
+    """Through the AEC env: a game stopped by the game's own max_rounds is truncated (not
+    terminated) for every agent, with rewards 0 and the round count in the infos."""
+    import kabenvs
+
+    env = kabenvs.make("kabaal_v0", num_players=3, max_rounds=max_rounds)
+    rnd = random.Random(max_rounds)
+    for seed in range(20):
+        env.reset(seed=seed)
+        rewards = {a: 0.0 for a in env.agents}
+        ends = {}  # what each agent read at its last turn: (terminated, truncated, info)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            rewards[agent] += reward
+            if term or trunc:
+                ends[agent] = (term, trunc, info)
+                env.step(None)
+                continue
+            env.step(rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        state = env.unwrapped.state
+        if state.truncated:
+            break
+    else:  # pragma: no cover
+        pytest.fail("no game reached the round cap")
+    assert state.round == max_rounds and state.current_player is None and state.phase == "over"
+    assert all(a < 3 for a in state.altar)
+    assert sorted(ends) == sorted(env.possible_agents)
+    for agent, (term, trunc, info) in ends.items():
+        assert trunc and not term, agent
+        assert info["truncated"] and info["winners"] == [] and "truncated_by" not in info
+    assert all(r == 0.0 for r in rewards.values())
