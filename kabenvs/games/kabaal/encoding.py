@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 PHASES: tuple[str, ...] = ("pass", "play", "face_up", "place", "move", "push", "flip_down")
 TRICKS_PER_ROUND = 6
 NUM_COLOURS = 4
+TRICK_VALUE = tuple((t + 1) / TRICKS_PER_ROUND for t in range(TRICKS_PER_ROUND))  # trick t's value
 
 
 def build_layout(n: int, num_actions: int) -> ObservationLayout:
@@ -128,8 +129,9 @@ class Encoder:
         ones += [o + k for k in s.hands[me]]
         played_all: list[int] = []
         scalars = [0.0] * (5 * n)
-        vals: list[int] = []  # fractional entries: index, then numerator over 6
+        vals: list[int] = []  # fractional entries: indices and their values (trick + 1) / 6
         fracs: list[float] = []
+        trick_value = TRICK_VALUE
         for p in range(n):
             r = rel[p]
             o = self.face_up + r * C
@@ -140,15 +142,16 @@ class Encoder:
             if played:
                 o = self.played + r * C
                 vals += [o + k for k in played]
-                fracs += range(1, len(played) + 1)
+                fracs += trick_value[:len(played)]
                 played_all += played
-                o = self.forced + r
-                ones += [o + t * n for t, f in enumerate(s.forced[p]) if f]
+                if 1 in s.forced[p]:
+                    o = self.forced + r
+                    ones += [o + t * n for t, f in enumerate(s.forced[p]) if f]
             if s.revealed[p]:
                 o = self.revealed + r * C
                 for k, t in s.revealed[p]:
                     vals.append(o + k)
-                    fracs.append(t + 1)
+                    fracs.append(trick_value[t])
             if s.voids[p]:
                 o = self.voids + r * V
                 ones += [o + c for c in self.void_table[s.voids[p]]]
@@ -218,7 +221,7 @@ class Encoder:
                 add(self.last_move + action)
         buf[ones] = 1.0
         if vals:
-            buf[vals] = np.asarray(fracs, dtype=np.float32) * (1.0 / TRICKS_PER_ROUND)
+            buf[vals] = fracs
         # scale the counts written above
         buf[self.hand_size:self.hand_size + n] *= 1.0 / 8.0
         buf[self.supply:self.supply + n] *= 1.0 / CULTISTS_PER_PLAYER

@@ -40,7 +40,7 @@ Rulebook points this engine had to interpret (each is in docs/games/kabaal.md an
    game-end check after pity cultists comes once all pity cultists are placed.
 8. The game ends at the end of the trick (or of the pity phase) in which someone reached 3
    rituals; everyone with 3 or more shares the victory. ``max_rounds`` (config) truncates a
-   runaway game: no result, all returns 0.
+   runaway game at the end of that round: no result, all returns 0, the amulet stays put.
 9. Dagon (option): after each ritual the performer turns one card of that ritual's line face down;
    cultists on it (of other cults) are pushed by the performer. A face-down card holds no cultist,
    takes no pushed cultist and breaks lines like a hole.
@@ -52,6 +52,8 @@ Rulebook points this engine had to interpret (each is in docs/games/kabaal.md an
     is 1 < 2 < ... < 5 < 5+ < 6 < 6+ < 7 < 7+ < 8, so "5+" beats a 5 but loses to a 6.
 11. The amulet starts with a random seat; rewards: winners +1, others -1, all 0 when everyone
     shares the victory or the game is truncated.
+12. Forced moves are taken by the engine, so that a card was forced is public: the observation
+    records it and ``resample_hidden`` keeps it so (see the resampling section below).
 """
 
 from __future__ import annotations
