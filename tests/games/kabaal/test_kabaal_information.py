@@ -3,7 +3,19 @@ recall), resampling consistent with a seat's whole history, and saved-state vali
 
 from __future__ import annotations
 
-from kabenvs.games.kabaal import KabaalGame
+import copy
+import json
+import random
+
+import numpy as np
+import pytest
+
+from kabenvs.core.errors import ConfigError
+from kabenvs.core.game import State
+from kabenvs.games.kabaal import KabaalGame, KabaalState
+from kabenvs.games.kabaal.cards import COLOUR, card
+
+from .kabaal_helpers import BLACK, BLUE, RED, act, deal, play, set_board
 
 
 def test_another_players_pass_names_no_card():
@@ -23,9 +35,6 @@ def test_another_players_pass_names_no_card():
 
 
 # -- perfect recall: histories the seat can tell apart give different observations ---------------
-import numpy as np  # noqa: E402
-
-from .kabaal_helpers import BLACK, BLUE, RED, act, deal, play  # noqa: E402
 
 
 def _two_tricks(tricks, placements, void_black=("red", "blue")):
@@ -97,8 +106,6 @@ def test_observation_remembers_who_led_and_won_each_trick():
 def test_last_move_tells_apart_placements_a_ritual_wipes_out():
     """Two placements that each complete a line leave the same board once the ritual has removed
     the cult's cultists; the seats still see which one was chosen (last_move)."""
-    from .kabaal_helpers import set_board
-
     s = KabaalGame(num_players=3).new_state(0)
     deal(s, {RED: (["red 7"], []), BLUE: (["red 3"], []), BLACK: (["5+"], ["red"])}, leader=RED)
     # red 7/8 completes column 2 (yellow 3/4, red 7/8, purple 5/6); red 3/4 completes column 3
@@ -115,10 +122,6 @@ def test_last_move_tells_apart_placements_a_ritual_wipes_out():
 
 
 # -- resampling: consistent with the seat's whole history ---------------------------------------
-import random  # noqa: E402
-
-from kabenvs.games.kabaal import KabaalState  # noqa: E402
-from kabenvs.games.kabaal.cards import COLOUR, card  # noqa: E402
 
 
 def _trajectory(state):
@@ -157,6 +160,7 @@ def test_resampling_never_deals_a_shown_void():
         play(s, seat, name)
     assert s.voids[BLACK] == 1 << COLOUR[card("red 1")]
     rng = np.random.default_rng(0)
+    failures = KabaalState.resample_failures
     black_got = set()
     for _ in range(200):
         w = s.resample_hidden(RED, rng)
@@ -168,6 +172,7 @@ def test_resampling_never_deals_a_shown_void():
     for _ in range(50):
         w = s.resample_hidden(BLUE, rng)
         assert not [k for k in w.hands[BLACK] if COLOUR[k] == COLOUR[card("red 1")]]
+    assert KabaalState.resample_failures == failures  # every world came from the sampler
 
 
 def test_resampling_keeps_forced_cards_forced_and_choices_choices():
@@ -181,12 +186,16 @@ def test_resampling_keeps_forced_cards_forced_and_choices_choices():
     play(s, BLACK, "purple 1")
     assert s.forced[BLACK] == [1] and s.forced[BLUE] == [0]
     rng = np.random.default_rng(1)
+    failures = KabaalState.resample_failures
+    blue_hands = set()
     for _ in range(200):
         w = s.resample_hidden(RED, rng)
         held = w.hands[BLACK] + w.faceup[BLACK]
         assert not [k for k in held if COLOUR[k] in (3, -1)]
         assert w.forced == s.forced
+        blue_hands.add(tuple(w.hands[BLUE]))
     _assert_world_replays(s, w, RED)
+    assert KabaalState.resample_failures == failures and len(blue_hands) > 100
 
 
 def test_resampling_rewrites_other_players_secret_passes():
@@ -238,13 +247,6 @@ def test_hidden_zones_are_the_other_hands_their_passes_and_the_undealt():
 
 
 # -- saved states are validated ---------------------------------------------------------------------
-import copy  # noqa: E402
-import json  # noqa: E402
-
-import pytest  # noqa: E402
-
-from kabenvs.core.errors import ConfigError  # noqa: E402
-from kabenvs.core.game import State  # noqa: E402
 
 
 def _mid_game(num_players=3, steps=40, seed=5):
@@ -335,4 +337,4 @@ def test_untampered_saves_round_trip_over_whole_games():
             back = State.from_json(s.to_json())
             assert back.to_json() == s.to_json()
         s.apply(rnd.choice(s.legal_actions()))
-    assert State.from_json(copy.deepcopy(s.to_json())).to_json() == s.to_json()
+    assert State.from_json(copy.deepcopy(s.to_dict())).to_json() == s.to_json()  # a dict save too
