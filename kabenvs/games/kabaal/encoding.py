@@ -23,24 +23,37 @@ if TYPE_CHECKING:
 PHASES: tuple[str, ...] = ("pass", "play", "face_up", "place", "move", "push", "flip_down")
 TRICKS_PER_ROUND = 6
 NUM_COLOURS = 4
+TRICK_VALUE = tuple((t + 1) / TRICKS_PER_ROUND for t in range(TRICKS_PER_ROUND))  # trick t's value
 
 
-def build_layout(n: int) -> ObservationLayout:
-    C, A = NUM_CARDS, NUM_AREAS
+def build_layout(n: int, num_actions: int) -> ObservationLayout:
+    C, A, T = NUM_CARDS, NUM_AREAS, TRICKS_PER_ROUND
     lay = ObservationLayout()
     lay.add("to_move", n, "one-hot, seat-relative (0 = me): who decides now")
     lay.add("phase", len(PHASES), f"one-hot decision being asked: {', '.join(PHASES)}")
     lay.add("my_hidden_hand", C, "my hand cards that are not face up "
             "(card id = colour*8 + value-1; 32-35 = 5+, 6+, 7+, 666)")
     lay.add("my_passing", C, "cards I chose to pass left this round; after the exchange those still unplayed")
-    lay.add("my_received", C, "cards I received from my right neighbour this round")
-    lay.add("face_up", (n, C), "every player's face-up cards (seat-relative)")
+    lay.add("passes_chosen", n, "cards each player has chosen to pass this round / 2, before the "
+            "exchange (which card is secret; seat-relative)")
+    lay.add("received", (n, C), "the cards each player received this round (its first face-up cards: "
+            "public after the exchange; seat-relative)")
+    lay.add("face_up", (n, C), "every player's face-up cards now (seat-relative)")
+    lay.add("revealed", (n, C), "cards each player turned face up to replace a played face-up card: "
+            "(trick + 1) / 6 of the trick it was turned in (seat-relative)")
     lay.add("hand_size", n, "cards in each player's hand including face-up ones / 8 (seat-relative)")
     lay.add("trick", (n, C), "the current trick: the card each seat played to it (seat-relative)")
     lay.add("trick_leader", n, "one-hot: who opened the current trick (seat-relative); "
             "order follows clockwise")
-    lay.add("played_round", (n, C), "every card each seat played this round, current trick included "
-            "(seat-relative)")
+    lay.add("played_round", (n, C), "every card each seat played this round, current trick included: "
+            "(trick + 1) / 6 of the trick it was played to (seat-relative)")
+    lay.add("trick_leaders", (T, n), "one-hot per trick of this round: who led it (seat-relative); "
+            "the others follow clockwise")
+    lay.add("trick_winners", (T, n), "one-hot per completed trick of this round: who won it (seat-relative)")
+    lay.add("forced_plays", (T, n), "1 where a seat's card in that trick was its only legal card "
+            "(the engine played it; public since the seat was never asked)")
+    lay.add("voids", (n, NUM_COLOURS + 1), "1 where a seat showed this round that it holds no card of "
+            "that colour (did not follow a coloured lead; last column: colourless, after a colourless lead)")
     lay.add("tricks_played", 1, "tricks completed this round / 6")
     lay.add("board", (A, n), "cultists of each cult on each area card "
             "(area id = colour*4 + pair; seat-relative)")
@@ -55,8 +68,15 @@ def build_layout(n: int) -> ObservationLayout:
     lay.add("pity", 1, "1 while pity cultists are placed (end of round)")
     lay.add("push_cultist", n, "one-hot: the cult of the cultist being pushed (seat-relative)")
     lay.add("push_from", A, "one-hot: the area card it is pushed from")
+    lay.add("to_push", (A, n), "cultists lifted off each area card by a placement (or a Dagon flip) "
+            "and still to be pushed from it, the one being pushed included (seat-relative)")
     lay.add("move_target", A, "one-hot: the area card a cultist is being moved to (empty supply)")
     lay.add("flip_line", A, "the line of the ritual whose performer turns one card face down (Dagon)")
+    lay.add("flips_pending", (n, A), "Dagon: the lines of every ritual whose card is still to be "
+            "turned, by performer (seat-relative), the current one included")
+    lay.add("last_move", num_actions, "one-hot: the last decision a player was asked and took (action id); "
+            "empty when it was another player's secret pass")
+    lay.add("last_mover", n, "one-hot: who took that decision (seat-relative)")
     lay.add("round", 1, "round number / round limit")
     return lay
 
@@ -64,33 +84,41 @@ def build_layout(n: int) -> ObservationLayout:
 class Encoder:
     """Offsets of a layout, computed once per game so encoding is plain index arithmetic."""
 
-    def __init__(self, lay: ObservationLayout, n: int, max_rounds: int) -> None:
+    def __init__(self, lay: ObservationLayout, n: int, max_rounds: int, pass_ids: range) -> None:
         self.lay = lay
         self.n = n
         self.max_rounds = max_rounds
+        self.pass_ids = pass_ids
         o = lay.offset
         self.to_move, self.phase = o("to_move"), o("phase")
-        self.hidden, self.passing, self.received = o("my_hidden_hand"), o("my_passing"), o("my_received")
-        self.face_up, self.hand_size = o("face_up"), o("hand_size")
+        self.hidden, self.passing = o("my_hidden_hand"), o("my_passing")
+        self.passes_chosen, self.received = o("passes_chosen"), o("received")
+        self.face_up, self.revealed, self.hand_size = o("face_up"), o("revealed"), o("hand_size")
         self.trick, self.leader, self.played = o("trick"), o("trick_leader"), o("played_round")
+        self.leaders, self.winners, self.forced = o("trick_leaders"), o("trick_winners"), o("forced_plays")
+        self.voids = o("voids")
         self.tricks_played, self.board, self.face_down = o("tricks_played"), o("board"), o("face_down")
         self.supply, self.altar, self.tricks_won = o("supply"), o("altar"), o("tricks_won")
         self.amulet, self.actor, self.pusher = o("amulet"), o("actor"), o("pusher")
         self.colours_used, self.pity = o("colours_used"), o("pity")
-        self.push_cultist, self.push_from = o("push_cultist"), o("push_from")
-        self.move_target, self.flip_line, self.round = o("move_target"), o("flip_line"), o("round")
+        self.push_cultist, self.push_from, self.to_push = o("push_cultist"), o("push_from"), o("to_push")
+        self.move_target, self.flip_line, self.flips_pending = o("move_target"), o("flip_line"), o("flips_pending")
+        self.last_move, self.last_mover, self.round = o("last_move"), o("last_mover"), o("round")
         self.phase_index = {p: i for i, p in enumerate(PHASES)}
         self.rel = [[(p - me) % n for p in range(n)] for me in range(n)]
         # board_table[me][mask]: seat-relative indices of the cults whose bits are in mask
         self.board_table = [
             [[(p - me) % n for p in range(n) if mask >> p & 1] for mask in range(1 << n)] for me in range(n)
         ]
+        # void_table[mask]: the columns of the voids block set in a voids bitmask
+        self.void_table = [[c for c in range(NUM_COLOURS + 1) if mask >> c & 1] for mask in range(32)]
 
     def encode(self, s: "KabaalState", me: int) -> np.ndarray:
         n = self.n
         C = NUM_CARDS
+        V = NUM_COLOURS + 1
         buf = np.zeros(self.lay.size, dtype=np.float32)
-        # indices set to 1.0 in one vectorised store at the end
+        # indices set to 1.0 in one vectorised store at the end; fractional values written directly
         rel = self.rel[me]  # absolute seat -> seat-relative index
         ones: list[int] = [self.amulet + rel[s.amulet]]
         add = ones.append
@@ -100,29 +128,58 @@ class Encoder:
         o = self.hidden
         ones += [o + k for k in s.hands[me]]
         played_all: list[int] = []
-        scalars = [0.0] * (4 * n)
+        scalars = [0.0] * (5 * n)
+        vals: list[int] = []  # fractional entries: indices and their values (trick + 1) / 6
+        fracs: list[float] = []
+        trick_value = TRICK_VALUE
         for p in range(n):
             r = rel[p]
             o = self.face_up + r * C
             ones += [o + k for k in s.faceup[p]]
-            o = self.played + r * C
-            ones += [o + k for k in s.played[p]]
-            played_all += s.played[p]
+            o = self.received + r * C
+            ones += [o + k for k in s.received[p]]
+            played = s.played[p]
+            if played:
+                o = self.played + r * C
+                vals += [o + k for k in played]
+                fracs += trick_value[:len(played)]
+                played_all += played
+                if 1 in s.forced[p]:
+                    o = self.forced + r
+                    ones += [o + t * n for t, f in enumerate(s.forced[p]) if f]
+            if s.revealed[p]:
+                o = self.revealed + r * C
+                for k, t in s.revealed[p]:
+                    vals.append(o + k)
+                    fracs.append(trick_value[t])
+            if s.voids[p]:
+                o = self.voids + r * V
+                ones += [o + c for c in self.void_table[s.voids[p]]]
             scalars[r] = len(s.hands[p]) + len(s.faceup[p]) + len(s.passing[p])
             scalars[n + r] = s.supply[p]
             scalars[2 * n + r] = s.altar[p]
             scalars[3 * n + r] = s.tricks_won[p]
+            scalars[4 * n + r] = len(s.passing[p])
         buf[self.hand_size:self.hand_size + n] = scalars[:n]
         buf[self.supply:self.supply + n] = scalars[n:2 * n]
         buf[self.altar:self.altar + n] = scalars[2 * n:3 * n]
-        buf[self.tricks_won:self.tricks_won + n] = scalars[3 * n:]
+        buf[self.tricks_won:self.tricks_won + n] = scalars[3 * n:4 * n]
+        buf[self.passes_chosen:self.passes_chosen + n] = scalars[4 * n:]
         o = self.passing
         if s.passing[me]:
             ones += [o + k for k in s.passing[me]]
         elif s.passed[me]:
             ones += [o + k for k in s.passed[me] if k not in played_all]
-        o = self.received
-        ones += [o + k for k in s.received[me]]
+        winners = s.trick_winners
+        if winners:
+            o = self.winners
+            ones += [o + t * n + rel[w] for t, w in enumerate(winners)]
+        # trick t is led by the amulet holder (t = 0) or by the winner of trick t - 1
+        led = len(winners) + (1 if 0 < len(s.trick_seats) < n else 0)
+        if led:
+            o = self.leaders
+            add(o + rel[s.amulet])
+            ones += [o + t * n + rel[w] for t, w in enumerate(winners[:led - 1], start=1)]
         if s.trick_seats:
             o = self.trick
             ones += [o + rel[seat] * C + k for seat, k in zip(s.trick_seats, s.trick_cards)]
@@ -142,20 +199,35 @@ class Encoder:
             ones += [self.colours_used + c for c in s.place_colours]
         if s.context == "pity":
             add(self.pity)
-        if s.push_queue and s.phase == "push":
-            a, q = s.push_queue[0]
-            add(self.push_cultist + rel[q])
-            add(self.push_from + a)
+        if s.push_queue:
+            o = self.to_push
+            ones += [o + a * n + rel[q] for a, q in s.push_queue]
+            if s.phase == "push":
+                a, q = s.push_queue[0]
+                add(self.push_cultist + rel[q])
+                add(self.push_from + a)
         if s.move_target is not None:
             add(self.move_target + s.move_target)
-        if s.flip_queue and s.phase == "flip_down":
-            ones += [self.flip_line + a for a in s.flip_queue[0][1]]
+        if s.flip_queue:
+            o = self.flips_pending
+            for q, line in s.flip_queue:
+                ones += [o + rel[q] * NUM_AREAS + a for a in line]
+            if s.phase == "flip_down":
+                ones += [self.flip_line + a for a in s.flip_queue[0][1]]
+        if s.last_move:
+            mover, action = s.last_move
+            add(self.last_mover + rel[mover])
+            if mover == me or action not in self.pass_ids:
+                add(self.last_move + action)
         buf[ones] = 1.0
+        if vals:
+            buf[vals] = fracs
         # scale the counts written above
         buf[self.hand_size:self.hand_size + n] *= 1.0 / 8.0
         buf[self.supply:self.supply + n] *= 1.0 / CULTISTS_PER_PLAYER
         buf[self.altar:self.altar + n] *= 1.0 / 3.0
         buf[self.tricks_won:self.tricks_won + n] *= 1.0 / TRICKS_PER_ROUND
+        buf[self.passes_chosen:self.passes_chosen + n] *= 0.5
         buf[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
         buf[self.round] = s.round / self.max_rounds
         return buf

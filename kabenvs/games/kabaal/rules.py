@@ -21,9 +21,12 @@ Rulebook points this engine had to interpret (each is in docs/games/kabaal.md an
 2. A colourless lead must be followed with a colourless card if possible; then only colourless
    cards can win. A coloured lead: a player holding that colour plays it or a colourless card.
 3. Placing: one placement per card colour in the trick, at most two, the first one mandatory when
-   any is possible. Each placement is completed (cultist placed, then the cultists that stood on
-   that card pushed) before the second is chosen, so a cultist pushed onto the second card is
-   pushed again by the second placement ("finish one card before the other").
+   any is possible. Both cultists are placed first (step 3), then the cultists that stood on the
+   first card are pushed, then those that stood on the second ("complete pushing all cultists on
+   1 area card before you begin pushing cultists on the other"). Only cultists that stood there
+   before are pushed: one pushed onto the second card stays ("you cannot push back", no chain
+   reaction). The cultists waiting to be pushed are off the board meanwhile, so an empty-supply
+   placer cannot choose one of them as the cultist that moves.
 4. Pushes: order within one card does not matter (a pushed cultist's destinations depend only on
    cultists of its own colour, and each card holds at most one per cult), so the engine pushes a
    card's cultists in seat order and asks only for destinations. A cultist with no legal
@@ -37,7 +40,7 @@ Rulebook points this engine had to interpret (each is in docs/games/kabaal.md an
    game-end check after pity cultists comes once all pity cultists are placed.
 8. The game ends at the end of the trick (or of the pity phase) in which someone reached 3
    rituals; everyone with 3 or more shares the victory. ``max_rounds`` (config) truncates a
-   runaway game: no result, all returns 0.
+   runaway game at the end of that round: no result, all returns 0, the amulet stays put.
 9. Dagon (option): after each ritual the performer turns one card of that ritual's line face down;
    cultists on it (of other cults) are pushed by the performer. A face-down card holds no cultist,
    takes no pushed cultist and breaks lines like a hole.
@@ -49,6 +52,8 @@ Rulebook points this engine had to interpret (each is in docs/games/kabaal.md an
     is 1 < 2 < ... < 5 < 5+ < 6 < 6+ < 7 < 7+ < 8, so "5+" beats a 5 but loses to a 6.
 11. The amulet starts with a random seat; rewards: winners +1, others -1, all 0 when everyone
     shares the victory or the game is truncated.
+12. Forced moves are taken by the engine, so that a card was forced is public: the observation
+    records it and ``resample_hidden`` keeps it so (see the resampling section below).
 """
 
 from __future__ import annotations
@@ -60,6 +65,7 @@ import numpy as np
 
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
+from kabenvs.core.errors import IllegalActionError
 from kabenvs.core.game import Game, State, as_generator, copy_generator
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.kabaal.board import (
@@ -74,12 +80,13 @@ from kabenvs.games.kabaal.board import (
 from kabenvs.games.kabaal.cards import (
     AREA, CARD_666, CARD_NAMES, COLOUR, NO_COLOUR, NUM_CARDS, RANK, VALUE, deck_for,
 )
-from kabenvs.games.kabaal.encoding import TRICKS_PER_ROUND, Encoder, build_layout
+from kabenvs.games.kabaal.encoding import PHASES, TRICKS_PER_ROUND, Encoder, build_layout
 
 HAND_SIZE = 8
 PASS_COUNT = 2
 MAX_PLACEMENTS = 2
 RITUALS_TO_WIN = 3
+VOID_COLOURLESS = 1 << 4  # voids bit for "holds no colourless card" (bits 0-3: card colours)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,12 +126,14 @@ class KabaalGame(Game):
     # The kit replays every sampled state to the end several times, so its configs cap the game
     # at 2 rounds (random games last ~6-7; in 2 rounds most already hold a ritual, and the cap
     # exercises truncation). Full-length games of every variant run in tests/games/kabaal.
+    # Full-length games (the default max_rounds never binds in random play: ~6-7 rounds) for
+    # every player count and variant; one config keeps a 2-round cap so truncation is exercised.
     test_configs: ClassVar[list[dict[str, Any]]] = [
-        {"num_players": 3, "max_rounds": 2},
-        {"num_players": 2, "max_rounds": 2},
-        {"num_players": 4, "max_rounds": 2},
-        {"num_players": 3, "dagon": True, "max_rounds": 2},
-        # lowest_wins on an own arrangement with holes
+        {"num_players": 3},
+        {"num_players": 2},
+        {"num_players": 4},
+        {"num_players": 3, "dagon": True},
+        # lowest_wins on an own arrangement with holes, capped at 2 rounds (truncation)
         {"num_players": 4, "lowest_wins": True, "layout": CROSS_WITH_HOLES, "max_rounds": 2},
     ]
 
@@ -147,7 +156,7 @@ class KabaalGame(Game):
         last_push = cat.id("push", self.num_players - 1, NUM_AREAS - 1)
         assert last_push == self.push_base + self.num_players * NUM_AREAS - 1
         self.kind_of = [cat.kind(a) for a in range(cat.size)]
-        self.encoder = Encoder(self.layout, self.num_players, cfg.max_rounds)
+        self.encoder = Encoder(self.layout, self.num_players, cfg.max_rounds, cat.range("pass_card"))
 
     def build_catalog(self) -> ActionCatalog:
         n = self.num_players
@@ -178,7 +187,7 @@ class KabaalGame(Game):
         return cat
 
     def build_layout(self) -> ObservationLayout:
-        return build_layout(self.num_players)
+        return build_layout(self.num_players, self.catalog.size)
 
     def max_decisions(self) -> int:
         n = self.num_players
@@ -202,6 +211,7 @@ class KabaalState(State):
         s.face_down = [0] * NUM_AREAS
         s.supply = [CULTISTS_PER_PLAYER] * n
         s.altar = [0] * n
+        s.last_move: list[int] = []  # [seat, action] of the last decision asked (not forced ones)
         s._start_round()
         s._settle()
         return s
@@ -209,13 +219,28 @@ class KabaalState(State):
     def _start_round(self) -> None:
         n = self.num_players
         order = [int(k) for k in self.rng.permutation(self.game.deck)]
-        self.hands = [sorted(order[p * HAND_SIZE:(p + 1) * HAND_SIZE]) for p in range(n)]
-        self.undealt = sorted(order[n * HAND_SIZE:])
+        self._begin_round([order[p * HAND_SIZE:(p + 1) * HAND_SIZE] for p in range(n)], order[n * HAND_SIZE:])
+
+    def _begin_round(self, hands: list[list[int]], undealt: list[int]) -> None:
+        """A round dealt with these hands: every per-round field starts afresh. The public pieces
+        at this moment are recorded in ``round_start``: resampling rebuilds the round's deal from
+        them (a round's start is all a world needs; see ``resample_hidden``)."""
+        n = self.num_players
+        self.hands = [sorted(h) for h in hands]
+        self.undealt = sorted(undealt)
+        self.round_start = {
+            "history": len(self.history), "board": self.board[:], "face_down": self.face_down[:],
+            "supply": self.supply[:], "altar": self.altar[:], "last_move": self.last_move[:],
+        }
         self.faceup = [[] for _ in range(n)]
         self.passing = [[] for _ in range(n)]
         self.passed = [[] for _ in range(n)]
         self.received = [[] for _ in range(n)]
-        self.played = [[] for _ in range(n)]
+        self.played = [[] for _ in range(n)]  # played[p][t]: p's card in trick t (one per trick)
+        self.forced = [[] for _ in range(n)]  # forced[p][t]: 1 if that card was p's only legal one
+        self.revealed = [[] for _ in range(n)]  # [card, trick]: turned face up to replace a played one
+        self.voids = [0] * n  # bit c: p showed it holds no card of colour c (bit 4: colourless)
+        self.trick_winners: list[int] = []
         self.trick_seats: list[int] = []
         self.trick_cards: list[int] = []
         self.tricks_played = 0
@@ -312,6 +337,7 @@ class KabaalState(State):
 
     # -- applying decisions ---------------------------------------------------------------------
     def _apply(self, action: int) -> None:
+        self.last_move = [self.current_player, action]
         self._dispatch(action)
         self._settle()
 
@@ -321,13 +347,13 @@ class KabaalState(State):
             legal = self._legal_actions()
             if len(legal) != 1:
                 return
-            self._dispatch(legal[0])
+            self._dispatch(legal[0], forced=True)
 
-    def _dispatch(self, action: int) -> None:
+    def _dispatch(self, action: int, forced: bool = False) -> None:
         g = self.game
         kind = g.kind_of[action]
         if kind == "play":
-            self._play(action - g.play_base)
+            self._play(action - g.play_base, forced)
         elif kind == "pass_card":
             self._choose_pass(action - g.pass_base)
         elif kind == "face_up":
@@ -338,7 +364,7 @@ class KabaalState(State):
         elif kind == "place":
             self._place(action - g.place_base)
         elif kind == "stop":
-            self._end_placement()
+            self._next_push()
         elif kind == "move_from":
             self._move_from(action - g.move_base)
         elif kind == "flip_up":
@@ -381,8 +407,17 @@ class KabaalState(State):
         self.phase = "play"
         self.current_player = leader
 
-    def _play(self, k: int) -> None:
+    def _play(self, k: int, forced: bool = False) -> None:
         p = self.current_player
+        if self.trick_cards:
+            # Not following suit shows a void for the rest of the round (VOID_BIT: colourless).
+            led, c = COLOUR[self.trick_cards[0]], COLOUR[k]
+            if led == NO_COLOUR:
+                if c != NO_COLOUR:
+                    self.voids[p] |= VOID_COLOURLESS
+            elif c != led and c != NO_COLOUR:
+                self.voids[p] |= 1 << led
+        self.forced[p].append(int(forced))
         self.trick_seats.append(p)
         self.trick_cards.append(k)
         self.played[p].append(k)
@@ -400,6 +435,7 @@ class KabaalState(State):
         self.hands[p].remove(k)
         self.faceup[p].append(k)
         self.faceup[p].sort()
+        self.revealed[p].append([k, self.tricks_played])
         self.phase = "play"
         self._next_in_trick()
 
@@ -410,6 +446,7 @@ class KabaalState(State):
             return
         winner = trick_winner(self.trick_cards, self.trick_seats, self.game.config.lowest_wins)
         self.tricks_won[winner] += 1
+        self.trick_winners.append(winner)
         self.actor = winner
         self.pusher = winner
         for seat, k in zip(self.trick_seats, self.trick_cards):
@@ -419,13 +456,14 @@ class KabaalState(State):
         self.context = "trick"
         self.place_colours = []
         self.placements_done = 0
+        self.after_push = "place"
         self._next_placement()
 
     # placing
     def _next_placement(self) -> None:
         places, flips = self._placement_options()
         if not places and not flips:
-            self._end_placement()
+            self._next_push()  # every placement made: push (rules note 3), then rituals
             return
         self.phase = "place"
         self.current_player = self.actor
@@ -456,12 +494,12 @@ class KabaalState(State):
         self._next_placement()
 
     def _put(self, p: int, a: int) -> None:
-        """Cultist of cult p onto area a: whoever stood there is lifted off to be pushed."""
+        """Cultist of cult p onto area a: whoever stood there is lifted off, to be pushed once
+        every placement of this trick is made (rules note 3), this card's before the next's."""
         standing = self.board[a]
         self.board[a] = 1 << p
-        self.push_queue = [[a, q] for q in range(self.num_players) if standing >> q & 1]
-        self.after_push = "place"
-        self._next_push()
+        self.push_queue += [[a, q] for q in range(self.num_players) if standing >> q & 1]
+        self._next_placement()
 
     # pushing
     def _next_push(self) -> None:
@@ -477,7 +515,7 @@ class KabaalState(State):
         if self.after_push == "flip":
             self._next_flip()
         else:
-            self._next_placement()
+            self._end_placement()
 
     def _push(self, q: int, b: int) -> None:
         self.board[b] |= 1 << q
@@ -553,6 +591,7 @@ class KabaalState(State):
     def _next_pity(self) -> None:
         self.place_colours = []
         self.placements_done = 0
+        self.after_push = "place"
         if self.pity_queue:
             p = self.pity_queue[0]
             self.context = "pity"
@@ -567,11 +606,12 @@ class KabaalState(State):
         if max(self.altar) >= RITUALS_TO_WIN:
             self._end_game()
             return
-        self.amulet = (self.amulet + 1) % self.num_players
         if self.round >= self.game.config.max_rounds:
+            # the amulet stays with this round's holder: the round's record reads from it
             self.truncated = True
-            self.current_player = None
+            self._end_game()
             return
+        self.amulet = (self.amulet + 1) % self.num_players
         self.round += 1
         self._start_round()
 
@@ -597,66 +637,399 @@ class KabaalState(State):
             "truncated": self.truncated,
         }
 
+    # -- validation (saved states are untrusted input) ---------------------------------------
+    def check_fields(self) -> list[str]:
+        """Types, ranges and shapes of every field, each problem naming the field; then
+        ``invariants`` checks what must hold between fields (conservation, counts)."""
+        n = self.num_players
+        deck = set(self.game.deck)
+        out: list[str] = []
+        seats = range(n)
+
+        def is_int(v, lo, hi):
+            return type(v) is int and lo <= v <= hi
+
+        def int_in(name, v, lo, hi):
+            if not is_int(v, lo, hi):
+                out.append(f"{name}: {v!r} must be an integer {lo}..{hi}")
+                return False
+            return True
+
+        def int_list(name, v, lo, hi, length=None, max_len=None):
+            if type(v) is not list:
+                out.append(f"{name}: must be a list, got {type(v).__name__}")
+                return False
+            if length is not None and len(v) != length:
+                out.append(f"{name}: {len(v)} entries, a {n}-player game has {length}")
+                return False
+            if max_len is not None and len(v) > max_len:
+                out.append(f"{name}: {len(v)} entries, at most {max_len}")
+                return False
+            return all(int_in(f"{name}[{i}]", x, lo, hi) for i, x in enumerate(v))
+
+        def per_seat(name, lo, hi, max_len):
+            v = getattr(self, name)
+            if type(v) is not list or len(v) != n:
+                out.append(f"{name}: must be a list of {n} lists (one per player), got {v!r:.60}")
+                return False
+            return all(int_list(f"{name}[{p}]", v[p], lo, hi, max_len=max_len) for p in seats)
+
+        def cards(name, v):
+            bad = [k for k in v if k not in deck]
+            if bad:
+                out.append(f"{name}: card {bad[0]} is not in the {n}-player deck")
+
+        def seat_or_none(name):
+            v = getattr(self, name)
+            if v is not None:
+                int_in(name, v, 0, n - 1)
+
+        cfg = self.game.config
+        int_in("round", self.round, 1, cfg.max_rounds)
+        int_in("amulet", self.amulet, 0, n - 1)
+        int_list("board", self.board, 0, (1 << n) - 1, length=NUM_AREAS)
+        int_list("face_down", self.face_down, 0, 1 if cfg.dagon else 0, length=NUM_AREAS)
+        int_list("supply", self.supply, 0, CULTISTS_PER_PLAYER, length=n)
+        int_list("altar", self.altar, 0, CULTISTS_PER_PLAYER, length=n)
+        for name in ("hands", "faceup", "passing", "passed", "received", "played"):
+            if per_seat(name, 0, NUM_CARDS - 1, HAND_SIZE):
+                for p in seats:
+                    cards(f"{name}[{p}]", getattr(self, name)[p])
+        if int_list("undealt", self.undealt, 0, NUM_CARDS - 1):
+            cards("undealt", self.undealt)
+        if per_seat("forced", 0, 1, TRICKS_PER_ROUND) and type(self.played) is list and len(self.played) == n:
+            for p in seats:
+                if type(self.played[p]) is list and len(self.forced[p]) != len(self.played[p]):
+                    out.append(f"forced[{p}]: {len(self.forced[p])} entries, one per card played "
+                               f"({len(self.played[p])})")
+        if type(self.revealed) is not list or len(self.revealed) != n:
+            out.append(f"revealed: must be a list of {n} lists (one per player)")
+        else:
+            for p in seats:
+                r = self.revealed[p]
+                if type(r) is not list or not all(
+                    type(e) is list and len(e) == 2 and is_int(e[0], 0, NUM_CARDS - 1)
+                    and is_int(e[1], 0, TRICKS_PER_ROUND - 1) for e in r
+                ):
+                    out.append(f"revealed[{p}]: must be a list of [card, trick] pairs")
+        int_list("voids", self.voids, 0, 31, length=n)
+        int_list("trick_winners", self.trick_winners, 0, n - 1, max_len=TRICKS_PER_ROUND)
+        int_list("trick_seats", self.trick_seats, 0, n - 1, max_len=n)
+        if int_list("trick_cards", self.trick_cards, 0, NUM_CARDS - 1, max_len=n):
+            cards("trick_cards", self.trick_cards)
+            if type(self.trick_seats) is list and len(self.trick_seats) != len(self.trick_cards):
+                out.append("trick_cards: one card per seat in trick_seats")
+        int_in("tricks_played", self.tricks_played, 0, TRICKS_PER_ROUND)
+        int_list("tricks_won", self.tricks_won, 0, TRICKS_PER_ROUND, length=n)
+        seat_or_none("actor")
+        seat_or_none("pusher")
+        if self.context not in ("trick", "pity"):
+            out.append(f"context: {self.context!r} must be 'trick' or 'pity'")
+        int_list("place_colours", self.place_colours, 0, 3, max_len=MAX_PLACEMENTS)
+        int_in("placements_done", self.placements_done, 0, MAX_PLACEMENTS)
+        if self.move_target is not None:
+            int_in("move_target", self.move_target, 0, NUM_AREAS - 1)
+        q = self.push_queue
+        if type(q) is not list or not all(
+            type(e) is list and len(e) == 2 and is_int(e[0], 0, NUM_AREAS - 1) and is_int(e[1], 0, n - 1) for e in q
+        ):
+            out.append("push_queue: must be a list of [area, cult] pairs")
+        if self.after_push not in ("place", "flip"):
+            out.append(f"after_push: {self.after_push!r} must be 'place' or 'flip'")
+        fq = self.flip_queue
+        if type(fq) is not list or not all(
+            type(e) is list and len(e) == 2 and is_int(e[0], 0, n - 1) and type(e[1]) is list
+            and 3 <= len(e[1]) and all(is_int(a, 0, NUM_AREAS - 1) for a in e[1]) for e in fq
+        ):
+            out.append("flip_queue: must be a list of [performer, line of area ids] pairs")
+        int_list("pity_queue", self.pity_queue, 0, n - 1, max_len=n)
+        if type(self.last_move) is not list or self.last_move and not (
+            len(self.last_move) == 2 and is_int(self.last_move[0], 0, n - 1)
+            and is_int(self.last_move[1], 0, self.game.catalog.size - 1)
+        ):
+            out.append("last_move: must be [] or [seat, action id]")
+        rs = self.round_start
+        keys = {"history", "board", "face_down", "supply", "altar", "last_move"}
+        if type(rs) is not dict or set(rs) != keys:
+            out.append(f"round_start: must be a mapping with exactly {', '.join(sorted(keys))}")
+        else:
+            int_in("round_start.history", rs["history"], 0, len(self.history))
+            int_list("round_start.board", rs["board"], 0, (1 << n) - 1, length=NUM_AREAS)
+            int_list("round_start.face_down", rs["face_down"], 0, 1, length=NUM_AREAS)
+            int_list("round_start.supply", rs["supply"], 0, CULTISTS_PER_PLAYER, length=n)
+            int_list("round_start.altar", rs["altar"], 0, CULTISTS_PER_PLAYER, length=n)
+            if type(rs["last_move"]) is not list or len(rs["last_move"]) not in (0, 2):
+                out.append("round_start.last_move: must be [] or [seat, action id]")
+        if self.phase not in PHASES + ("over",):
+            out.append(f"phase: {self.phase!r} must be one of {', '.join(PHASES + ('over',))}")
+        if out:
+            return out
+        return self._check_decision()
+
+    def _check_decision(self) -> list[str]:
+        """The phase, the seat to move and what the decision reads from agree."""
+        n, p, phase = self.num_players, self.current_player, self.phase
+        if (p is None) != (phase == "over"):
+            return [f"phase: {phase!r} while current_player is {p!r} (the game is over exactly when "
+                    f"nobody is to move)"]
+        if phase == "pass":
+            order = [(self.amulet + i) % n for i in range(n)]
+            done = order.index(p)
+            for i, q in enumerate(order):
+                want = PASS_COUNT if i < done else len(self.passing[q]) if i == done else 0
+                if len(self.passing[q]) != want or (i == done and want >= PASS_COUNT):
+                    return [f"passing[{q}]: {len(self.passing[q])} cards chosen while player {p} chooses"]
+            if any(self.played[q] or self.faceup[q] for q in range(n)):
+                return ["phase: 'pass' after cards were played or turned face up"]
+        elif phase in ("play", "face_up"):
+            seats = self.trick_seats
+            if len(seats) >= n + (phase == "face_up") or phase == "face_up" and not seats:
+                return [f"trick_seats: {len(seats)} cards in the trick while phase is {phase!r}"]
+            if phase == "face_up":
+                want = seats[-1] if seats else None
+            elif seats:
+                want = (seats[-1] + 1) % n
+            else:
+                want = self.amulet if not self.trick_winners else self.trick_winners[-1]
+            if p != want:
+                return [f"current_player: {p} but player {want} must {phase.replace('_', ' ')} now"]
+        elif phase in ("place", "move") and p != self.actor:
+            return [f"current_player: {p} but the placer (actor) is {self.actor}"]
+        elif phase == "move" and self.move_target is None:
+            return ["move_target: a cultist is being moved but no target card is set"]
+        elif phase == "push" and (not self.push_queue or p != self.pusher):
+            return [f"push_queue: phase 'push' needs a cultist to push and the pusher ({self.pusher}) to move"]
+        elif phase == "flip_down" and (not self.flip_queue or p != self.flip_queue[0][0]):
+            return ["flip_queue: phase 'flip_down' needs a pending ritual whose performer moves"]
+        # a trick's winner is recorded when it completes; tricks_played counts it once placed
+        extra = len(self.trick_winners) - self.tricks_played
+        if not (extra == 0 or extra == 1 and len(self.trick_seats) == n):
+            return [f"trick_winners: {len(self.trick_winners)} winners after {self.tricks_played} tricks"]
+        if sum(self.tricks_won) != len(self.trick_winners):
+            return ["tricks_won: does not match trick_winners"]
+        return []
+
     def invariants(self) -> list[str]:
         problems = []
         n = self.num_players
-        cards = self.undealt[:]
+        zones = {"undealt": self.undealt}
         for p in range(n):
-            cards += self.hands[p] + self.faceup[p] + self.passing[p] + self.played[p]
-        if sorted(cards) != sorted(self.game.deck):
-            problems.append("artifact cards not conserved")
+            for name in ("hands", "faceup", "passing", "played"):
+                zones[f"{name}[{p}]"] = getattr(self, name)[p]
+        seen: dict[int, str] = {}
+        for zone, cards in zones.items():
+            for k in cards:
+                if k in seen:
+                    problems.append(f"{zone}: card {CARD_NAMES[k]} is also in {seen[k]} (each card lies in one place)")
+                seen[k] = zone
+        missing = sorted(set(self.game.deck) - set(seen))
+        if missing:
+            problems.append(f"undealt: card {CARD_NAMES[missing[0]]} is nowhere (each card lies in one place)")
+        for p in range(n):
+            if len(self.played[p]) != len(self.forced[p]):
+                problems.append(f"forced[{p}]: one entry per card played")
+            if self.trick_seats and p in self.trick_seats:
+                if self.played[p][-1:] != [self.trick_cards[self.trick_seats.index(p)]]:
+                    problems.append(f"trick_cards: player {p}'s card is not its last played card")
         for p in range(n):
             on_board = sum(1 for m in self.board if m >> p & 1)
             lifted = sum(1 for a, q in self.push_queue if q == p)
             if self.supply[p] + on_board + self.altar[p] + lifted != CULTISTS_PER_PLAYER:
-                problems.append(f"cultists of cult {p} not conserved")
-            if self.supply[p] < 0:
-                problems.append(f"negative supply for cult {p}")
+                problems.append(f"supply[{p}]: cultists of cult {p} not conserved (supply + board + altar "
+                                f"+ waiting to be pushed must be {CULTISTS_PER_PLAYER})")
             if self.phase in ("play", "face_up") and self.tricks_played < TRICKS_PER_ROUND:
                 expected = HAND_SIZE - len(self.played[p])
                 held = len(self.hands[p]) + len(self.faceup[p])
                 if held != expected:
-                    problems.append(f"player {p} holds {held} cards, not {expected}")
+                    problems.append(f"hands[{p}]: player {p} holds {held} cards, not {expected}")
                 pending = self.phase == "face_up" and p == self.current_player
                 if len(self.faceup[p]) != PASS_COUNT - pending:
-                    problems.append(f"player {p} has {len(self.faceup[p])} face-up cards")
+                    problems.append(f"faceup[{p}]: player {p} has {len(self.faceup[p])} face-up cards")
+            if self.phase == "pass" and len(self.hands[p]) + len(self.passing[p]) != HAND_SIZE:
+                problems.append(f"hands[{p}]: {len(self.hands[p]) + len(self.passing[p])} cards while passing, not 8")
         for a in range(NUM_AREAS):
             if self.face_down[a] and self.board[a]:
-                problems.append(f"cultists on face-down card {AREA_CARDS[a]}")
+                problems.append(f"board: cultists on face-down card {AREA_CARDS[a]}")
         if self.phase in ("play", "pass") or self.current_player is None:
             lines = ritual_lines(self.board, self.game.geometry, n)
             if any(lines):
-                problems.append("a line of three was left without a ritual")
+                problems.append("board: a line of three was left without a ritual")
         return problems
 
     # -- information --------------------------------------------------------------------------------
     def observation(self, player: int) -> np.ndarray:
         return self.game.encoder.encode(self, player)
 
-    def resample_hidden(self, player: int, rng=None) -> "KabaalState":
-        """Re-deal the other hands' hidden cards, their secret pass choices and the undealt cards.
+    # Resampling (see docs/games/kabaal.md, "How resampling works"). Every round deals the whole
+    # deck afresh and nothing hidden outlives a round, so a world differs from the real game only
+    # in the current round: its ``start`` is the current round's deal (the real history before it
+    # is kept as the start's history), rebuilt from ``round_start`` with the other players' cards
+    # re-dealt; the round's actions are then replayed from it (another player's secret pass
+    # choices rewritten to the re-dealt cards), which proves the world consistent.
+    resample_failures = 0  # replays that failed (a bug if ever > 0; the tests check it)
+    resample_tries = 64  # rejection-sampling attempts before the random walk (tests set 0)
 
-        Everything public (face-up and played cards, the board) and the player's own hand and
-        pass choices stay; counts stay. The cards a player passed are face up at the receiver or
-        played, so they stay known."""
+    def hidden_zones(self, player: int) -> dict[str, list]:
+        zones = {"undealt": list(self.undealt)}
+        for q in range(self.num_players):
+            if q != player:
+                zones[f"hand of player {q}"] = list(self.hands[q])
+                if self.passing[q]:
+                    zones[f"pass chosen by player {q}"] = list(self.passing[q])
+        return zones
+
+    def resample_hidden(self, player: int, rng=None) -> "KabaalState":
+        """A world ``player`` cannot tell from this one, consistent with its whole history.
+
+        The hidden cards (other hands, their pending pass choices, the undealt cards) are dealt
+        anew, uniformly among the deals that fit everything ``player`` has seen this round: no
+        card of a colour a player showed it lacks, and every card a player was asked to choose
+        (or was forced to play) still so (``_deal_fits``). Rejection sampling; where that keeps
+        failing, a random walk of swaps between hidden zones that keeps every constraint."""
         rng = as_generator(rng)
-        new = self.clone()
-        n = self.num_players
-        others = [p for p in range(n) if p != player]
-        pool = list(self.undealt)
-        for p in others:
-            pool += self.hands[p] + self.passing[p]
-        pool = [int(k) for k in rng.permutation(pool)] if pool else []
-        i = 0
-        for p in others:
-            h, ps = len(self.hands[p]), len(self.passing[p])
-            new.hands[p] = sorted(pool[i:i + h])
-            i += h
-            new.passing[p] = pool[i:i + ps]
-            i += ps
-        new.undealt = sorted(pool[i:])
-        new.rng = np.random.default_rng(rng.integers(0, 2**63))
-        return new
+        fresh = np.random.default_rng(rng.integers(0, 2**63))
+        others = [q for q in range(self.num_players) if q != player]
+        zones = [self.hands[q] for q in others] + [self.passing[q] for q in others] + [self.undealt]
+        sizes = [len(z) for z in zones]
+        pool = [k for z in zones for k in z]
+        checks = self._deal_checks(others)
+        deal = self._sample_deal(pool, sizes, len(others), checks, fresh, self.resample_tries)
+        world = self._world_from(others, deal, sizes, fresh)
+        if world is None:  # pragma: no cover - the constraints are exact; kept as a safety net
+            KabaalState.resample_failures += 1
+            world = self._world_from(others, pool, sizes, fresh)
+        return world
+
+    def _deal_checks(self, others: list[int]) -> list[list[tuple]]:
+        """Per other seat, what its hidden hand must satisfy: one entry per trick card it played
+        after another's lead, (led colour, card, forced, known class counts then, known total)."""
+        checks = []
+        for q in others:
+            out = []
+            played = self.played[q]
+            for t, k in enumerate(played):
+                leader = self.amulet if t == 0 else self.trick_winners[t - 1]
+                if leader == q:
+                    continue  # a leader may play anything; forced only with one card (public)
+                known = [0] * 5
+                for c in self.faceup[q] + played[t:]:
+                    known[COLOUR[c]] += 1  # NO_COLOUR = -1 counts in column 4
+                led = COLOUR[self.played[leader][t]]
+                out.append((led, COLOUR[k], self.forced[q][t], known, len(self.faceup[q]) + len(played) - t))
+            if q == self.current_player and self.phase == "play" and self.trick_cards:
+                # asked now: it must have a choice in the world too (colour 5: no card to check)
+                known = [0] * 5
+                for c in self.faceup[q]:
+                    known[COLOUR[c]] += 1
+                out.append((COLOUR[self.trick_cards[0]], 5, 0, known, len(self.faceup[q])))
+            checks.append(out)
+        return checks
+
+    @staticmethod
+    def _deal_fits(hand: list[int], checks: list[tuple]) -> bool:
+        """Whether a hidden hand gives the same legal plays (and forced ones) at every past trick."""
+        if not checks:
+            return True
+        h = [0] * 5
+        for k in hand:
+            h[COLOUR[k]] += 1
+        total = len(hand)
+        for led, colour, forced, known, held in checks:
+            if led == NO_COLOUR:
+                n_led = h[4] + known[4]
+                playable = n_led if n_led else total + held
+                if n_led and colour != NO_COLOUR and colour != 5:
+                    return False
+            else:
+                n_led = h[led] + known[led]
+                playable = n_led + h[4] + known[4] if n_led else total + held
+                if n_led and colour != led and colour != NO_COLOUR and colour != 5:
+                    return False
+            if (playable == 1) != bool(forced):
+                return False
+        return True
+
+    def _sample_deal(self, pool, sizes, n_hands, checks, rng, tries: int) -> list[int]:
+        """The pool dealt into the zones (``sizes``; the first ``n_hands`` are hidden hands)."""
+        bounds = np.cumsum([0] + sizes).tolist()
+
+        def fits(deal, i):
+            return self._deal_fits(deal[bounds[i]:bounds[i + 1]], checks[i])
+
+        for _ in range(tries):
+            deal = [int(k) for k in rng.permutation(pool)] if pool else []
+            if all(fits(deal, i) for i in range(n_hands)):
+                return deal
+        # Random walk from the real deal (which fits): swap two cards of different zones when both
+        # zones still fit. Its stationary distribution is uniform over the fitting deals.
+        deal = list(pool)
+        zone_of = [i for i in range(len(sizes)) for _ in range(sizes[i])]
+        m = len(deal)
+        for _ in range(40 * m if m > 1 else 0):
+            a, b = int(rng.integers(m)), int(rng.integers(m))
+            za, zb = zone_of[a], zone_of[b]
+            if za == zb:
+                continue
+            deal[a], deal[b] = deal[b], deal[a]
+            if (za < n_hands and not fits(deal, za)) or (zb < n_hands and not fits(deal, zb)):
+                deal[a], deal[b] = deal[b], deal[a]
+        return deal
+
+    def _world_from(self, others, deal, sizes, rng) -> "KabaalState | None":
+        """The world whose round began with the other hands re-dealt as ``deal`` says, replayed
+        through this round's actions; None if the replay does not go through."""
+        n, m = self.num_players, len(others)
+        bounds = np.cumsum([0] + sizes).tolist()
+        part = [deal[bounds[i]:bounds[i + 1]] for i in range(len(sizes))]
+        new_hands, new_passing, new_undealt = part[:m], part[m:2 * m], part[2 * m]
+        # The round's start as it really was: the recorded start where it lies in this round
+        # (round 1, or a hand-rigged position), else rebuilt from ``round_start`` with each
+        # seat's cards then: what it holds, played, passed or is passing, less what it received.
+        rs = self.round_start
+        if self.start is not None and len(self.start["state"]["history"]) >= rs["history"]:
+            origin = self.replay_start()
+        else:
+            starts = []
+            for q in range(n):
+                own = self.hands[q] + self.faceup[q] + self.played[q] + self.passed[q] + self.passing[q]
+                received = set(self.received[q])
+                starts.append([k for k in own if k not in received])
+            origin = self.clone()
+            origin.history = self.history[:rs["history"]]
+            origin.board, origin.face_down = rs["board"][:], rs["face_down"][:]
+            origin.supply, origin.altar = rs["supply"][:], rs["altar"][:]
+            origin.last_move = rs["last_move"][:]
+            origin.truncated = False
+            origin._begin_round(starts, self.undealt)
+        # Swap each other seat's hidden cards for the new ones there and in its pending passes.
+        renamed: dict[int, int] = {}
+        base = self.game.pass_base
+        for i, q in enumerate(others):
+            swap = dict(zip(self.hands[q], new_hands[i])) | dict(zip(self.passing[q], new_passing[i]))
+            origin.hands[q] = sorted(swap.get(k, k) for k in origin.hands[q])
+            origin.passing[q] = [swap.get(k, k) for k in origin.passing[q]]
+            renamed.update((base + old, base + swap[old]) for old in self.passing[q])
+        origin.undealt = sorted(new_undealt)
+        origin.rng = rng
+        origin._reset_caches()
+        origin.mark_start()
+        done = len(origin.history)
+        world = origin.clone()
+        try:
+            for a in self.history[done:]:
+                world.apply(renamed.get(a, a))
+        except IllegalActionError:
+            return None
+        if world.current_player != self.current_player or world.history[:done] != self.history[:done]:
+            return None
+        return world
+
+    def action_name_for(self, action: int, seat: int | None) -> str:
+        """Another player's pass choice is secret (rules note 1): it names no card to the
+        others. Every other move is public (cards are played face up, the board is open)."""
+        if seat is not None and seat != self.current_player and self.game.kind_of[action] == "pass_card":
+            return "pass a card (hidden)"
+        return self.game.catalog.name(action)
 
     def decision(self) -> str:
         p = self.current_player

@@ -121,3 +121,9 @@ def play(state: KabaalState, seat: int, name: str) -> None:
     if state.played[seat] and state.played[seat][-1] == k:
         return
     act(state, f"play {name}", seat)
+
+
+def stop_placing(state: KabaalState) -> None:
+    """Decline the optional second placement if it is offered (pushes come after it, rules note 3)."""
+    if state.phase == "place" and "place no more cultists" in legal_names(state):
+        act(state, "place no more cultists")

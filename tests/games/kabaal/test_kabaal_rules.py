@@ -7,7 +7,9 @@ import random
 
 import numpy as np
 import pytest
-from .kabaal_helpers import BLACK, BLUE, RED, act, area, cards, cultists_of, deal, legal_names, play, set_board
+from .kabaal_helpers import (
+    BLACK, BLUE, RED, act, area, cards, cultists_of, deal, legal_names, play, set_board, stop_placing,
+)
 
 from kabenvs.core.errors import ConfigError, IllegalActionError
 from kabenvs.games.kabaal import KabaalGame
@@ -147,13 +149,44 @@ def test_pushed_cultist_without_destination_returns_to_supply():
     assert s.actor == RED
     supply = s.supply[BLUE]
     act(s, "place on red 1/2", RED)
+    stop_placing(s)
     assert s.supply[BLUE] == supply + 1
     assert cultists_of(s, BLUE) == ["blue 5/6", "yellow 5/6"]
     assert s.board[area("red 1/2")] == 1 << RED
 
 
-def test_second_placement_pushes_a_cultist_the_first_push_put_there():
-    """Rules note 3: each placement is finished before the second one is chosen."""
+def test_both_placements_come_before_any_push_and_pushed_cultists_stay_put():
+    """Rules note 3: both cultists are placed (step 3), then the cultists that stood on the first
+    card are pushed, then those of the second; a cultist pushed onto the second card stays there
+    ("you cannot push back", no chain reaction). The old engine pushed after each placement, so
+    this blue cultist was pushed a second time off red 7/8."""
+    s = three()
+    deal(s, {RED: (["blue 2"], []), BLUE: (["red 7"], ["blue"]), BLACK: (["yellow 3"], ["blue"])}, leader=RED)
+    set_board(s, {BLUE: ["blue 1/2"], BLACK: ["red 7/8"]})
+    play(s, RED, "blue 2")
+    play(s, BLUE, "red 7")
+    play(s, BLACK, "yellow 3")
+    act(s, "place on blue 1/2", RED)
+    # no push yet: the second placement is chosen first; the blue cultist waits, lifted off
+    assert s.phase == "place" and s.push_queue == [[area("blue 1/2"), BLUE]]
+    act(s, "place on red 7/8", RED)
+    assert s.push_queue == [[area("blue 1/2"), BLUE], [area("red 7/8"), BLACK]]
+    # blue 1/2's cultist first: red 7/8 (now Red's, and Black's waiting to leave) is open to it
+    assert s.phase == "push" and sorted(legal_names(s)) == [
+        "push blue cultist to purple 7/8", "push blue cultist to red 5/6", "push blue cultist to red 7/8",
+    ]
+    act(s, "push blue cultist to red 7/8", RED)
+    # then red 7/8's cultist that stood there before: Black's, not the blue one just pushed in
+    assert s.push_queue == [[area("red 7/8"), BLACK]]
+    assert "push black cultist to yellow 3/4" in legal_names(s)
+    act(s, "push black cultist to yellow 3/4", RED)
+    assert s.phase == "play" and not s.push_queue
+    assert cultists_of(s, BLUE) == ["red 7/8"]
+    assert cultists_of(s, BLACK) == ["yellow 3/4"]
+    assert cultists_of(s, RED) == ["blue 1/2", "red 7/8"]
+
+
+def test_stop_after_one_placement_then_its_pushes():
     s = three()
     deal(s, {RED: (["blue 2"], []), BLUE: (["red 7"], ["blue"]), BLACK: (["yellow 3"], ["blue"])}, leader=RED)
     set_board(s, {BLUE: ["blue 1/2"]})
@@ -161,15 +194,10 @@ def test_second_placement_pushes_a_cultist_the_first_push_put_there():
     play(s, BLUE, "red 7")
     play(s, BLACK, "yellow 3")
     act(s, "place on blue 1/2", RED)
-    assert sorted(legal_names(s)) == [
-        "push blue cultist to purple 7/8", "push blue cultist to red 5/6", "push blue cultist to red 7/8",
-    ]
+    act(s, "place no more cultists", RED)
+    assert s.phase == "push" and s.push_queue == [[area("blue 1/2"), BLUE]]
     act(s, "push blue cultist to red 7/8", RED)
-    act(s, "place on red 7/8", RED)
-    assert s.phase == "push" and s.push_queue == [[area("red 7/8"), BLUE]]
-    act(s, "push blue cultist to yellow 3/4", RED)
-    assert cultists_of(s, BLUE) == ["yellow 3/4"]
-    assert cultists_of(s, RED) == ["blue 1/2", "red 7/8"]
+    assert cultists_of(s, BLUE) == ["red 7/8"] and s.phase == "play"
 
 
 def test_whoever_played_the_first_one_pushes():
@@ -181,9 +209,12 @@ def test_whoever_played_the_first_one_pushes():
     play(s, BLACK, "yellow 1")
     assert s.actor == RED and s.pusher == BLUE
     act(s, "place on red 7/8", RED)
+    # the winner places (the optional second placement too), then the "1" player pushes
+    assert s.current_player == RED and s.phase == "place"
+    act(s, "place no more cultists", RED)
     assert s.current_player == BLUE and s.phase == "push"
     act(s, "push black cultist to yellow 3/4", BLUE)
-    assert s.current_player == RED  # back to the winner for the optional second placement
+    assert s.phase == "play" and cultists_of(s, BLACK) == ["yellow 3/4"]
 
 
 # -- rituals ---------------------------------------------------------------------------------------------
@@ -353,6 +384,7 @@ def test_custom_layout_from_json_lists_with_holes():
     while s.current_player in (BLUE, BLACK) and s.phase == "play":
         s.apply(s.legal_actions()[0])
     act(s, "place on red 5/6", RED)
+    stop_placing(s)
     assert cultists_of(s, BLUE) == [] and s.supply[BLUE] == 6
 
 
@@ -529,3 +561,37 @@ def test_dagon_double_ritual_turns_one_card_per_line():
     assert len(second) == 2 and "flip down yellow 1/2" not in second
     act(s, second[0], RED)
     assert sum(s.face_down) == 2 and s.phase == "play"
+
+
+@pytest.mark.parametrize("max_rounds", [1, 2])
+def test_env_game_reaching_its_round_cap_is_truncated_for_every_agent(max_rounds):
+    """Through the AEC env: a game stopped by the game's own max_rounds is truncated (not
+    terminated) for every agent, with rewards 0 and the round count in the infos."""
+    import kabenvs
+
+    env = kabenvs.make("kabaal_v0", num_players=3, max_rounds=max_rounds)
+    rnd = random.Random(max_rounds)
+    for seed in range(20):
+        env.reset(seed=seed)
+        rewards = {a: 0.0 for a in env.agents}
+        ends = {}  # what each agent read at its last turn: (terminated, truncated, info)
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            rewards[agent] += reward
+            if term or trunc:
+                ends[agent] = (term, trunc, info)
+                env.step(None)
+                continue
+            env.step(rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        state = env.unwrapped.state
+        if state.truncated:
+            break
+    else:  # pragma: no cover
+        pytest.fail("no game reached the round cap")
+    assert state.round == max_rounds and state.current_player is None and state.phase == "over"
+    assert all(a < 3 for a in state.altar)
+    assert sorted(ends) == sorted(env.possible_agents)
+    for agent, (term, trunc, info) in ends.items():
+        assert trunc and not term, agent
+        assert info["truncated"] and info["winners"] == [] and "truncated_by" not in info
+    assert all(r == 0.0 for r in rewards.values())

@@ -35,12 +35,15 @@ def test_round_one_passing_is_secret_then_face_up():
     black_view = s.observation(BLACK)
     act(s, "pass red 1", BLUE)
     act(s, "pass yellow 1", BLUE)
-    # Black's view of the world changed only in whose turn it is, not in what Blue chose.
+    # Black's view of the world changed only in whose turn it is and that Blue chose two cards
+    # (and was the last to decide), not in what Blue chose.
     lay = s.game.layout
     after = s.observation(BLACK)
     for block in lay.blocks():
-        if block != "to_move":
+        if block not in ("to_move", "passes_chosen", "last_mover"):
             assert (lay.split(after)[block] == lay.split(black_view)[block]).all(), block
+    assert lay.split(after)["passes_chosen"].tolist() == [0, 0, 1]  # Blue is Black's seat -1
+    assert lay.split(after)["last_move"].sum() == 0 and lay.split(after)["last_mover"].tolist() == [0, 0, 1]
     act(s, "pass red 2", BLACK)
     act(s, "pass yellow 6", BLACK)
     act(s, "pass purple 2", RED)
@@ -166,14 +169,15 @@ def test_round_two_blue_ritual():
     # Two blue cards: Blue chooses which blue card to place on; yellow 3/4 also offered.
     assert sorted(legal_names(s)) == ["place on blue 1/2", "place on blue 3/4", "place on yellow 3/4"]
     act(s, "place on blue 3/4", BLUE)
-    # She pushes her own cultist that stood there.
+    # She places only one cultist (pushing comes once placing is done, rules note 3) ...
+    assert sorted(legal_names(s)) == ["place no more cultists", "place on yellow 3/4"]
+    act(s, "place no more cultists", BLUE)
+    # ... and pushes her own cultist that stood there.
     assert s.current_player == BLUE
     assert sorted(legal_names(s)) == [
         "push blue cultist to blue 5/6", "push blue cultist to purple 5/6", "push blue cultist to yellow 1/2",
     ]
     act(s, "push blue cultist to blue 5/6", BLUE)
-    assert sorted(legal_names(s)) == ["place no more cultists", "place on yellow 3/4"]
-    act(s, "place no more cultists", BLUE)
     # blue 3/4, blue 5/6, red 1/2: a horizontal line -> ritual; only Blue's cultists leave.
     assert s.altar == [0, 1, 0]
     assert cultists_of(s, BLUE) == []
@@ -201,11 +205,11 @@ def test_round_three_double_victory_black_pushes_with_a_one():
     act(s, "play yellow 1", BLACK)  # no red: anything; a "1"
     assert s.pusher == BLACK
     act(s, "place on red 3/4", RED)
+    act(s, "place no more cultists", RED)  # Red places one cultist (yellow 1/2 was offered too)
     # Black, who played the "1", pushes his own cultist off red 3/4.
     assert s.current_player == BLACK
     assert "push black cultist to purple 5/6" in legal_names(s)
     act(s, "push black cultist to purple 5/6", BLACK)  # to the left
-    act(s, "place no more cultists", RED)
     # Red: yellow 7/8, red 3/4, blue 5/6 (a column); Black: red 7/8, purple 5/6, blue 3/4 (a column).
     assert s.altar == [3, 2, 3]
     assert s.current_player is None and not s.truncated
@@ -232,13 +236,28 @@ def test_information_state_after_trick_three():
     blue = lay.split(s.observation(BLUE))
     # Blue passed red 1 and yellow 1 to Black (her seat +1); red 1 has been played since.
     assert np.flatnonzero(blue["my_passing"]).tolist() == [card("yellow 1")]
-    assert np.flatnonzero(blue["my_received"]).tolist() == cards("purple 2", "blue 8")
+    assert np.flatnonzero(blue["received"][0]).tolist() == cards("purple 2", "blue 8")
+    assert np.flatnonzero(blue["received"][1]).tolist() == cards("red 1", "yellow 1")  # public
     assert np.flatnonzero(blue["face_up"][1]).tolist() == cards("red 3", "yellow 1")  # Black's
     # Trick 4 has not started; the cards of the round stay visible by seat.
     assert blue["trick"].sum() == 0 and blue["actor"].sum() == 0
-    assert np.flatnonzero(blue["played_round"][0]).tolist() == cards("purple 7", "666", "purple 2")
-    assert np.flatnonzero(blue["played_round"][1]).tolist() == cards("7+", "5+", "red 1")
-    assert np.flatnonzero(blue["played_round"][2]).tolist() == cards("purple 8", "6+", "purple 1")
+    # played_round holds (trick + 1) / 6 of the trick each card went to
+    for rel, names in ((0, ("purple 7", "666", "purple 2")), (1, ("7+", "5+", "red 1")),
+                       (2, ("purple 8", "6+", "purple 1"))):
+        row = blue["played_round"][rel]
+        assert [row[card(name)] for name in names] == pytest.approx([1 / 6, 2 / 6, 3 / 6])
+        assert np.count_nonzero(row) == 3
+    # Who led and won each trick (Blue = 0, Black = 1, Red = 2 from Blue's seat); trick 4 not begun.
+    assert blue["trick_leaders"].tolist() == [[1, 0, 0], [0, 0, 1], [1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]
+    assert blue["trick_winners"].tolist() == [[0, 0, 1], [1, 0, 0], [1, 0, 0], [0, 0, 0], [0, 0, 0], [0, 0, 0]]
+    # Forced cards: Blue's 666 and Black's 5+ in trick 2, Red's purple 1 in trick 3.
+    assert np.argwhere(blue["forced_plays"]).tolist() == [[1, 0], [1, 1], [2, 2]]
+    # Black played red 1 on a purple lead: he has shown he holds no purple (colour 3).
+    assert np.argwhere(blue["voids"]).tolist() == [[1, 3]]
+    # Both face-up replacements were turned in trick 3.
+    assert blue["revealed"][0][card("blue 6")] == pytest.approx(3 / 6)
+    assert blue["revealed"][1][card("red 3")] == pytest.approx(3 / 6)
+    assert np.count_nonzero(blue["revealed"]) == 2
     assert blue["tricks_won"].tolist() == pytest.approx([2 / 6, 0, 1 / 6])
     assert blue["supply"].tolist() == pytest.approx([4 / 6, 1, 5 / 6])
     black = lay.split(s.observation(BLACK))
@@ -247,5 +266,5 @@ def test_information_state_after_trick_three():
     assert black["board"][area("purple 1/2")].tolist() == [0, 0, 1]
     assert black["board"][area("purple 7/8")].tolist() == [0, 1, 0]
     assert black["my_hidden_hand"].sum() == 3 and black["hand_size"].tolist() == pytest.approx([5 / 8] * 3)
-    assert black["played_round"][0].sum() == 3  # his own three cards
+    assert np.count_nonzero(black["played_round"][0]) == 3  # his own three cards
     assert black["to_move"].tolist() == [0, 0, 1] and black["phase"][1] == 1  # Blue to play
