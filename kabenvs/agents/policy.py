@@ -66,10 +66,12 @@ def model_kind(path: str | os.PathLike) -> tuple[str, Path]:
         return "safe", p
     if p.suffix == ".json":
         return ("sb3", archive) if archive.is_file() and not weights.is_file() else ("safe", weights)
-    if weights.is_file() or meta.is_file():
+    if weights.is_file():
         return "safe", weights
-    if archive.is_file():
+    if archive.is_file():  # (a NAME.json beside it describes the archive: older kabenvs wrote those)
         return "sb3", archive
+    if meta.is_file():
+        return "safe", weights  # loading then says the weights file is missing
     if p.is_file():
         return ("sb3", p) if zipfile.is_zipfile(p) else ("safe", weights)
     raise ModelLoadError(f"model {str(p)!r} does not exist (looked for {weights.name}, {meta.name} and {archive.name})")

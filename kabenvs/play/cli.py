@@ -1,7 +1,7 @@
 """Command line of ``scripts/play.py``: play any registered game in the terminal, or replay a log.
 
     play.py GAME [--players N] [--seat SPEC ...] [--opponents SPEC ...] [--names NAME ...]
-                 [--seed S] [--log FILE] [key=value ...]
+                 [--seed S] [--log FILE] [--trust-pickle] [key=value ...]
     play.py --replay LOG [--game-index K] [--view SEAT|all] [--step]
     play.py --replay LOG --list
 

@@ -350,3 +350,29 @@ def test_export_from_an_archive_acts_identically(saved, model, game, decisions, 
     # with metadata next to the archive, the game comes from it (API)
     weights, _ = export_model(saved.with_suffix(".zip"), tmp_path / "again", trust_pickle=True)
     assert weights.read_bytes() == saved.with_suffix(".safetensors").read_bytes()
+
+
+def test_older_kabenvs_archive_pairs(saved, model, game, tmp_path, decisions):
+    """A ``NAME.zip`` + ``NAME.json`` (format kabenvs-model/1) from before the safe format: named
+    bare, it is the archive (refused without the opt-in); with it, its recorded hash is checked
+    before anything is unpickled."""
+    old = tmp_path / "old.zip"
+    old.write_bytes(saved.with_suffix(".zip").read_bytes())
+    meta = json.loads(saved.with_suffix(".json").read_text())
+    legacy = {k: meta[k] for k in ("env_id", "game_config", "observation_size", "num_actions", "kabenvs_version")}
+    legacy.update(format="kabenvs-model/1", sha256=hashlib.sha256(old.read_bytes()).hexdigest())
+    old.with_suffix(".json").write_text(json.dumps(legacy))
+    with pytest.raises(ModelLoadError, match="trust_pickle"):
+        load_agent(tmp_path / "old", game)
+    obs, masks = decisions
+    agent = load_agent(tmp_path / "old", game, trust_pickle=True)
+    assert np.array_equal(masked_logits(agent.policy, obs, masks), masked_logits(model.policy, obs, masks))
+
+    # a payload swapped into an archive whose metadata records the original's hash: refused
+    # before unpickling, even with the opt-in
+    evil, marker = evil_archive(saved, tmp_path)
+    evil.with_suffix(".json").write_text(json.dumps(legacy))
+    with pytest.raises(ModelLoadError) as err:
+        load_agent(evil, game, trust_pickle=True)
+    assert legacy["sha256"] in str(err.value) and hashlib.sha256(evil.read_bytes()).hexdigest() in str(err.value)
+    assert not marker.exists()
