@@ -58,7 +58,10 @@ def build_game(args):
         key, sep, text = item.partition("=")
         if not sep or not key:
             raise UsageError(f"--option {item!r}: write KEY=VALUE, e.g. mode=equitable")
-        options[key.strip()] = yaml.safe_load(text)
+        try:
+            options[key.strip()] = yaml.safe_load(text)
+        except yaml.YAMLError:
+            raise UsageError(f"--option {item!r}: the value is not valid YAML") from None
     meta = model_metadata(model_paths(args.source)[0])  # JSON only: nothing runs
     env_id = args.game or (meta["env_id"] if meta else None)
     if env_id is None:
@@ -67,7 +70,10 @@ def build_game(args):
         options = {**meta["game_config"], **options}
     if args.players is not None:
         options["num_players"] = args.players
-    return make_game(env_id, **options)
+    try:
+        return make_game(env_id, **options)
+    except TypeError as exc:  # a value of a wrong type deep in a config (ConfigError is a KabenvsError)
+        raise UsageError(f"bad option for {env_id}: {exc}") from None
 
 
 def run(args) -> int:
@@ -95,6 +101,9 @@ def main(argv=None) -> int:
         return run(parse_args(argv))
     except (UsageError, KabenvsError) as exc:
         print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the target cannot be written
+        print(f"error: cannot write the model: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
 
 

@@ -376,3 +376,19 @@ def test_older_kabenvs_archive_pairs(saved, model, game, tmp_path, decisions):
         load_agent(evil, game, trust_pickle=True)
     assert legacy["sha256"] in str(err.value) and hashlib.sha256(evil.read_bytes()).hexdigest() in str(err.value)
     assert not marker.exists()
+
+
+def test_network_without_a_trunk_round_trips(game, decisions, tmp_path):
+    cfg = validate({
+        "game": {"env_id": "kabaleo_v0", "num_players": 2},
+        "algorithm": {"n_envs": 2, "n_steps": 8, "batch_size": 16, "trunk": 0, "net_arch": [8]},
+        "self_play": {"opponents": {"random": 1.0}},
+    })
+    m = make_model(cfg, make_env(cfg, game, make_pool(cfg, game, warn=False)))
+    m.policy.set_training_mode(False)
+    save_model(m, tmp_path / "flat.zip", game)
+    meta = json.loads((tmp_path / "flat.json").read_text())
+    assert meta["network"] == {"trunk": None, "hidden": [8], "activation": "relu"}
+    obs, masks = decisions
+    agent = load_agent(tmp_path / "flat", game)
+    assert np.array_equal(masked_logits(agent.policy, obs, masks), masked_logits(m.policy, obs, masks))
