@@ -50,7 +50,8 @@ class RecordError(ValueError):
 
 def model_hash(path: str | os.PathLike) -> str:
     """The identity of a trained model in game logs: the SHA-256 (hex) of its file, as
-    ``kabenvs.agents.policy.model_hash`` computes it for the ``.zip`` archive."""
+    ``kabenvs.agents.policy.model_hash`` computes it for a model's weights file
+    (``NAME.safetensors``, or ``NAME.zip`` for a trusted SB3 archive)."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):

@@ -1,13 +1,15 @@
 #!/usr/bin/env python
 """Evaluate agents against each other: trained models, heuristic bots, random.
 
-    python scripts/evaluate.py runs/quickstart/final_model.zip random
-    python scripts/evaluate.py runs/kabaleo_4p/final_model.zip heuristic heuristic heuristic --deals 200
+    python scripts/evaluate.py runs/quickstart/final_model random
+    python scripts/evaluate.py runs/kabaleo_4p/final_model heuristic heuristic heuristic --deals 200
     python scripts/evaluate.py heuristic random --game kabaleo_v0 --players 3 --option mode=equitable
-    python scripts/evaluate.py model.zip random --json --log games.jsonl
+    python scripts/evaluate.py model.safetensors random --json --log games.jsonl
+    python scripts/evaluate.py mine.zip random --trust-pickle --game kabaleo_v0   # runs code from mine.zip
     python scripts/evaluate.py --human-log games.jsonl [more.jsonl ...] [--json]
 
-Each SEAT is a model path (``.zip`` with its ``.json`` metadata), ``heuristic`` or ``random``;
+Each SEAT is a model path (a safe model ``NAME.safetensors`` + ``NAME.json``, given as ``NAME`` or
+either file; a Stable-Baselines3 ``.zip`` only with ``--trust-pickle``), ``heuristic`` or ``random``;
 give one per player for a one-against-the-rest match (with fewer, they repeat around the table).
 The game comes from ``--game``/``--players``/``--option`` or else from the first model's metadata.
 Every deal is played once per seat rotation (the luck of the deal cancels out); win rates carry
@@ -40,6 +42,10 @@ def parse_args(argv):
     p.add_argument("--deals", type=int, default=100, help="deals, each played once per seat rotation (default 100)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
     p.add_argument("--stochastic", action="store_true", help="models sample their moves instead of the argmax")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="also load Stable-Baselines3 .zip archives; this RUNS CODE FROM THE FILE (pickle): use it "
+                   "only for archives you trust like a program. --game/--players/--option then stand in for "
+                   "an archive without kabenvs metadata")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--log", metavar="FILE", help="append every game to this game log (JSON lines)")
     p.add_argument("--human-log", nargs="+", metavar="LOG", help="summarise games played by humans from game logs")
@@ -59,16 +65,18 @@ def _parse_options(items: list[str]) -> dict:
 
 
 def build_game(args, model_paths: list[str]):
-    from kabenvs.agents.policy import read_metadata
+    from kabenvs.agents.policy import model_metadata
     from kabenvs.core.registry import make_game
 
     options = _parse_options(args.option)
     env_id = args.game
     if env_id is None or args.players is None:
-        meta = read_metadata(model_paths[0]) if model_paths else None
+        meta = model_metadata(model_paths[0]) if model_paths else None  # JSON only: nothing runs
         if env_id is None:
-            if meta is None:
+            if not model_paths:
                 raise UsageError("no model among the seats: say which game with --game ENV_ID")
+            if meta is None:
+                raise UsageError(f"model {model_paths[0]!r} has no kabenvs metadata: say which game with --game ENV_ID")
             env_id = meta["env_id"]
         if meta is not None and meta["env_id"] == env_id:
             options = {**meta["game_config"], **options}
@@ -92,7 +100,8 @@ def build_competitors(args, game):
         if seat in BASELINES:
             comps.append(baseline(seat, game.env_id, name=f"{seat}{suffix}"))
         else:
-            agent = load_agent(seat, game, seed=args.seed + 1000 * i, deterministic=not args.stochastic)
+            agent = load_agent(seat, game, seed=args.seed + 1000 * i, deterministic=not args.stochastic,
+                               trust_pickle=args.trust_pickle)
             agent.name = f"{agent.name}{suffix}"
             comps.append(Competitor(agent.name, agent, agent.seat_info()))
     return comps
@@ -112,10 +121,15 @@ def run(args) -> int:
         raise UsageError(f"--deals={args.deals} must be >= 1")
     from training.evaluation import BASELINES, evaluate, game_logger
 
+    from kabenvs.agents.policy import model_exists, model_kind, pickle_refusal
+
     models = [s for s in args.seats if s not in BASELINES]
     for m in models:
-        if not (Path(m).is_file() or Path(m + ".zip").is_file()):
+        if not model_exists(m):
             raise UsageError(f"SEAT {m!r} is neither a model file nor one of {list(BASELINES)}")
+        kind, file = model_kind(m)
+        if kind == "sb3" and not args.trust_pickle:  # refuse before reading anything else
+            raise pickle_refusal(file)
     from training.build import set_threads
 
     set_threads(1)

@@ -68,7 +68,8 @@ def main(argv=None) -> int:
     print(final_table(trainer.game, reports, trainer.train_seconds(), trainer.model.num_timesteps))
     for note in trainer.notes:
         print(f"note: {note}")
-    print(f"model: {trainer.run.final_model}   (evaluate: python scripts/evaluate.py {trainer.run.final_model} random)")
+    safe = trainer.run.final_model.with_suffix(".safetensors")  # + .json: the model to share and play
+    print(f"model: {safe}   (evaluate: python scripts/evaluate.py {safe} random)")
     return 0
 
 

@@ -3,13 +3,15 @@
 Run folder (``output.dir/output.name``)::
 
     config.yaml            the resolved config (every default filled in)
-    checkpoints/           step_<N>.zip (+ .json metadata), every output.checkpoint_interval steps,
-                           on Ctrl-C, and at the end; progress.json says where to resume
+    checkpoints/           step_<N>.zip (SB3 archive, for --resume) + step_<N>.safetensors/.json (the
+                           safe model), every output.checkpoint_interval steps, on Ctrl-C, and at
+                           the end; progress.json says where to resume
     snapshots/             snap_<N>.pt: the opponent pool's frozen policies (restored by --resume)
     tensorboard/           SB3's TensorBoard logs plus eval/win_rate_<baseline>
     evaluations.csv        one row per (step, baseline) evaluation
     win_rate.png           win rate against each baseline over training steps, with 95% CIs
-    final_model.zip/.json  the trained model and its metadata (env id, game config, sizes, version)
+    final_model.safetensors/.json  the trained policy as a safe model (share and play this one)
+    final_model.zip        SB3's archive of the final model (unpickled on load: trusted like code)
     final_evaluation.json  the final table as JSON
 """
 

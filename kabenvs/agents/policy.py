@@ -1,9 +1,19 @@
-"""PolicyAgent: a trained MaskablePPO model playing one seat of any kabenvs game.
+"""PolicyAgent: a trained policy playing one seat of any kabenvs game; saving and loading models.
 
-A saved model is two files side by side: ``NAME.zip`` (Stable-Baselines3's archive) and
-``NAME.json`` (kabenvs metadata: env id, game config, observation/action sizes, kabenvs
-version). The metadata is checked *before* torch sees the weights, so a model made for another
-game, config or action space fails with a message naming both, never with a torch shape error.
+Two kinds of model file exist:
+
+* the **safe model** ``NAME.safetensors`` + ``NAME.json`` (``kabenvs.agents.safe_model``): the
+  actor's weights and checked metadata. Loading it never unpickles anything, so a model from
+  anyone can be played. This is what ``load_agent``, ``scripts/play.py`` and
+  ``scripts/evaluate.py`` load by default, and what training writes for every checkpoint and
+  the final model.
+* a **Stable-Baselines3 archive** ``NAME.zip``: what ``--resume`` continues from. Loading one
+  unpickles Python objects from the file, which runs whatever code its maker put there, so
+  it is loaded only with ``trust_pickle=True`` (``--trust-pickle`` on the scripts).
+  ``scripts/export_model.py`` turns a trusted archive into a safe model.
+
+The metadata is checked before any weights are read, so a model made for another game, config,
+observation layout or action space fails with a message naming both, never with a torch error.
 
 Importing this module does not import torch (``import kabenvs`` must stay light): torch,
 Stable-Baselines3 and sb3-contrib are imported inside the functions that need them.
@@ -11,133 +21,191 @@ Stable-Baselines3 and sb3-contrib are imported inside the functions that need th
 
 from __future__ import annotations
 
-import hashlib
-import json
+import io
 import os
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from kabenvs.agents.base import Decision
-from kabenvs.core.errors import KabenvsError
+from kabenvs.agents.safe_model import (
+    ActorNetwork, LEGACY_FORMAT, SAFE_FORMAT, WEIGHTS_SUFFIX, ModelLoadError, _is_hash, check_compatible,
+    game_fields_problems, game_metadata, load_safe, read_json, read_safe_metadata, safe_paths, save_safe,
+    sha256_bytes, sha256_file,
+)
+from kabenvs.core.files import atomic_write
 from kabenvs.core.game import Game
 
-METADATA_FORMAT = "kabenvs-model/1"
+TRUST_HINT = "--trust-pickle (trust_pickle=True in the API)"
 
 
-class ModelLoadError(KabenvsError, ValueError):
-    """A model file that is missing, broken, or made for another game/config/action space."""
-
-
-# -- files ------------------------------------------------------------------------------------
+# -- which kind of file ----------------------------------------------------------------------------
 def model_paths(path: str | os.PathLike) -> tuple[Path, Path]:
-    """``(zip, json)`` for a model given with or without its ``.zip`` suffix."""
+    """``(NAME.zip, NAME.json)`` of an SB3 archive given with or without its ``.zip`` suffix."""
     p = Path(path)
+    if p.suffix in (".zip", ".json", WEIGHTS_SUFFIX):
+        p = p.with_suffix("")
+    return p.with_name(p.name + ".zip"), p.with_name(p.name + ".json")
+
+
+def model_kind(path: str | os.PathLike) -> tuple[str, Path]:
+    """``("safe", NAME.safetensors)`` or ``("sb3", NAME.zip)`` for a model path.
+
+    ``NAME.safetensors`` and ``NAME.json`` name the safe model (a ``.json`` that describes only an
+    archive names the archive); ``NAME.zip`` names the archive; a bare ``NAME`` prefers the safe
+    model when both exist."""
+    p = Path(path)
+    weights, meta = safe_paths(p)
+    archive, _ = model_paths(p)
+    if p.suffix == ".zip":
+        return "sb3", p
+    if p.suffix == WEIGHTS_SUFFIX:
+        return "safe", p
     if p.suffix == ".json":
-        p = p.with_suffix(".zip")
-    elif p.suffix != ".zip":
-        p = p.with_name(p.name + ".zip")
-    return p, p.with_suffix(".json")
+        return ("sb3", archive) if archive.is_file() and not weights.is_file() else ("safe", weights)
+    if weights.is_file():
+        return "safe", weights
+    if archive.is_file():  # (a NAME.json beside it describes the archive: older kabenvs wrote those)
+        return "sb3", archive
+    if meta.is_file():
+        return "safe", weights  # loading then says the weights file is missing
+    if p.is_file():
+        return ("sb3", p) if zipfile.is_zipfile(p) else ("safe", weights)
+    raise ModelLoadError(f"model {str(p)!r} does not exist (looked for {weights.name}, {meta.name} and {archive.name})")
+
+
+def model_exists(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names any model file (for the scripts' seat parsing)."""
+    p = Path(path)
+    return p.is_file() or any(q.is_file() for q in (*safe_paths(p), model_paths(p)[0]))
 
 
 def model_hash(path: str | os.PathLike) -> str:
-    """sha256 of the model archive (game logs name the exact weights that played)."""
-    zip_path, _ = model_paths(path)
-    h = hashlib.sha256()
-    with open(zip_path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    """sha256 of the file that holds the weights (game logs name the exact weights that played)."""
+    _, file = model_kind(path)
+    return sha256_file(file)
 
 
-def game_metadata(game: Game) -> dict[str, Any]:
-    """What a model must agree with to play ``game``."""
-    import kabenvs
+def _archive_metadata(zip_path: Path) -> dict[str, Any] | None:
+    """The checked kabenvs metadata that describes an SB3 archive, or None when it has none."""
+    p = zip_path.with_suffix("")
+    meta_path = p.with_name(p.name + ".json")
+    if not meta_path.is_file():
+        return None
+    meta = read_json(meta_path)
+    if not isinstance(meta, dict):
+        raise ModelLoadError(f"metadata file {str(meta_path)!r} is broken: the metadata must be a JSON object")
+    problems = game_fields_problems(meta)
+    key = {LEGACY_FORMAT: "sha256", SAFE_FORMAT: "archive_sha256"}.get(meta.get("format"))
+    if key is None:
+        problems.append(f"format: {meta.get('format')!r} is none of {[LEGACY_FORMAT, SAFE_FORMAT]}")
+    elif not _is_hash(meta.get(key)):
+        problems.append(f"{key}: {meta.get(key)!r} must be the sha256 hex digest of {zip_path.name}")
+    if problems:
+        raise ModelLoadError(f"metadata file {str(meta_path)!r} is broken: {'; '.join(problems)}")
+    return {**meta, "archive_sha256": meta[key]}
 
-    return {
-        "format": METADATA_FORMAT,
-        "env_id": game.env_id,
-        "game_config": game.config.to_dict(),
-        "observation_size": int(game.observation_size),
-        "num_actions": int(game.num_actions),
-        "kabenvs_version": kabenvs.__version__,
-    }
 
-
-def save_model(model, path: str | os.PathLike, game: Game, extra: dict[str, Any] | None = None) -> Path:
-    """Save an SB3 model to ``path`` (``.zip``) with its metadata file next to it."""
-    zip_path, meta_path = model_paths(path)
-    zip_path.parent.mkdir(parents=True, exist_ok=True)
-    model.save(str(zip_path))
-    meta = game_metadata(game)
-    meta["algorithm"] = type(model).__name__
-    meta["num_timesteps"] = int(getattr(model, "num_timesteps", 0))
-    meta["saved_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    meta["sha256"] = model_hash(zip_path)
-    if extra:
-        meta.update(extra)
-    meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-    return zip_path
+def model_metadata(path: str | os.PathLike) -> dict[str, Any] | None:
+    """The checked metadata of a model (reads JSON only, never the weights; safe for any file).
+    None for an SB3 archive that has no kabenvs metadata next to it."""
+    kind, file = model_kind(path)
+    return read_safe_metadata(file) if kind == "safe" else _archive_metadata(file)
 
 
 def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
-    zip_path, meta_path = model_paths(path)
-    if not zip_path.is_file():
-        raise ModelLoadError(f"model file {str(zip_path)!r} does not exist")
-    if not meta_path.is_file():
-        raise ModelLoadError(
-            f"model {str(zip_path)!r} has no metadata file {str(meta_path)!r} (env id, game config, "
-            "sizes); save models with kabenvs.agents.policy.save_model or scripts/train.py"
-        )
-    try:
-        meta = json.loads(meta_path.read_text())
-        for key in ("env_id", "game_config", "observation_size", "num_actions"):
-            meta[key]
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ModelLoadError(f"metadata file {str(meta_path)!r} is broken ({exc!r})") from None
+    """Like ``model_metadata`` but a model without metadata is an error."""
+    meta = model_metadata(path)
+    if meta is None:
+        raise ModelLoadError(f"model {str(path)!r} has no kabenvs metadata file (env id, game config, sizes)")
     return meta
 
 
-def _describe(env_id: str, config: dict, obs: int, actions: int) -> str:
-    opts = ", ".join(f"{k}={v!r}" for k, v in sorted(config.items()))
-    return f"{env_id}({opts}) [observation size {obs}, {actions} actions]"
+# -- saving ----------------------------------------------------------------------------------------
+def save_model(model, path: str | os.PathLike, game: Game, extra: dict[str, Any] | None = None) -> Path:
+    """Save an SB3 model as ``NAME.zip`` (SB3's archive, for resuming training) plus the safe model
+    ``NAME.safetensors`` + ``NAME.json`` (for sharing and playing). Returns the ``.zip`` path.
+
+    The metadata names the hash of both: ``sha256`` (the weights) and ``archive_sha256``."""
+    zip_path, _ = model_paths(path)
+    buf = io.BytesIO()
+    model.save(buf)
+    archive = buf.getvalue()
+    atomic_write(zip_path, archive)
+    meta = {"algorithm": type(model).__name__, "num_timesteps": int(getattr(model, "num_timesteps", 0)),
+            "archive_sha256": sha256_bytes(archive), **(extra or {})}
+    save_safe(model.policy, zip_path, game, extra=meta)
+    return zip_path
 
 
-def check_compatible(meta: dict[str, Any], game: Game, path: str | os.PathLike = "model") -> None:
-    """Raise ``ModelLoadError`` naming both sides if the model was made for something else."""
-    want = game_metadata(game)
-    fields = ("env_id", "game_config", "observation_size", "num_actions")
-    if all(meta.get(f) == want[f] for f in fields):
-        return
-    diffs = [f for f in fields if meta.get(f) != want[f]]
-    raise ModelLoadError(
-        f"model {str(path)!r} was trained for {_describe(meta['env_id'], meta['game_config'], meta['observation_size'], meta['num_actions'])} "
-        f"but is asked to play {_describe(want['env_id'], want['game_config'], want['observation_size'], want['num_actions'])} "
-        f"(differs in: {', '.join(diffs)})"
+# -- loading ---------------------------------------------------------------------------------------
+def pickle_refusal(zip_path: Path) -> ModelLoadError:
+    weights, _ = safe_paths(zip_path)
+    instead = (f"load the safe model {str(weights)!r} next to it instead" if weights.is_file() else
+               "load a safe model (NAME.safetensors + NAME.json; scripts/export_model.py converts an archive you trust)")
+    return ModelLoadError(
+        f"model {str(zip_path)!r} is a Stable-Baselines3 archive: loading it unpickles Python objects from the "
+        f"file, which runs any code its maker put there, so it is refused; {instead}, or pass {TRUST_HINT} "
+        "only if you trust this file like a program you run"
     )
 
 
-def load_sb3_model(path: str | os.PathLike, game: Game, device: str = "cpu"):
-    """Load a MaskablePPO model after checking its metadata against ``game``."""
+def load_sb3_model(
+    path: str | os.PathLike, game: Game, device: str = "cpu", trust_pickle: bool = False
+):
+    """Load a MaskablePPO archive (runs code from the file: only with ``trust_pickle=True``).
+
+    Its kabenvs metadata, when present, is checked against ``game`` and its recorded hash against
+    the archive before anything is unpickled; without metadata ``game`` stands in for it and the
+    network's sizes are checked against the game. Returns ``(model, metadata)``."""
     zip_path, _ = model_paths(path)
-    meta = read_metadata(zip_path)
-    check_compatible(meta, game, zip_path)
+    if not zip_path.is_file():
+        raise ModelLoadError(f"model file {str(zip_path)!r} does not exist")
+    if not trust_pickle:
+        raise pickle_refusal(zip_path)
+    meta = _archive_metadata(zip_path)
+    if meta is not None:
+        check_compatible(meta, game, zip_path)
+        digest = sha256_file(zip_path)
+        if digest != meta["archive_sha256"]:
+            raise ModelLoadError(
+                f"model archive {str(zip_path)!r} does not match its metadata: the file's sha256 is {digest} "
+                f"but the metadata says {meta['archive_sha256']} (changed or corrupted after saving)"
+            )
     from sb3_contrib import MaskablePPO
 
     try:
         model = MaskablePPO.load(str(zip_path), device=device)
     except Exception as exc:  # a truncated/corrupt archive surfaces as many exception types
-        raise ModelLoadError(f"cannot read model file {str(zip_path)!r}: {type(exc).__name__}: {exc}") from None
+        raise ModelLoadError(f"cannot read model file {str(zip_path)!r}: {' '.join(f'{type(exc).__name__}: {exc}'.split())}") from None
     obs_shape = getattr(model.observation_space, "shape", None)
     n_act = getattr(model.action_space, "n", None)
     if obs_shape != (game.observation_size,) or n_act != game.num_actions:
+        source = "its metadata and the game say" if meta is not None else "the game says"
         raise ModelLoadError(
             f"model file {str(zip_path)!r} holds a network for observation shape {obs_shape} and {n_act} "
-            f"actions, but its metadata and the game say ({game.observation_size},) and {game.num_actions}"
+            f"actions, but {source} ({game.observation_size},) and {game.num_actions}"
         )
+    if meta is None:
+        meta = {k: v for k, v in game_metadata(game).items() if k != "fingerprint"}
+        meta["metadata"] = "none in the archive; the game given stands in for it"
     return model, meta
+
+
+def _as_game(game: Game | str) -> Game:
+    if isinstance(game, str):
+        from kabenvs.core.registry import make_game
+
+        return make_game(game)
+    return game
+
+
+def _agent_name(file: Path) -> str:
+    # a run's final_model is best named by its run folder
+    return file.stem if file.stem != "final_model" else (file.parent.name or file.stem)
 
 
 # -- batched masked inference (also the training opponents' forward pass) ----------------------
@@ -151,6 +219,8 @@ def masked_logits(policy, observations: np.ndarray, masks: np.ndarray) -> np.nda
 
     with th.no_grad():
         obs = th.as_tensor(observations, dtype=th.float32)
+        if isinstance(policy, ActorNetwork):  # a safe model: the same layers, rebuilt from its tensors
+            return np.where(masks.astype(bool), policy.action_logits(obs).numpy(), -np.inf)
         features = policy.extract_features(obs, policy.pi_features_extractor)
         latent = policy.mlp_extractor.forward_actor(features)
         logits = policy.action_net(latent).numpy()
@@ -213,26 +283,79 @@ class PolicyAgent:
 
 
 def load_agent(
-    path: str | os.PathLike, game: Game | str, seed: int | None = None, deterministic: bool = True
+    path: str | os.PathLike, game: Game | str, seed: int | None = None, deterministic: bool = True,
+    trust_pickle: bool = False,
 ) -> PolicyAgent:
-    """A ``PolicyAgent`` for ``game`` (a ``Game``, or an env id for its default config)."""
-    if isinstance(game, str):
+    """A ``PolicyAgent`` for ``game`` (a ``Game``, or an env id for its default config).
+
+    ``path`` names a safe model (``NAME``, ``NAME.safetensors`` or ``NAME.json``), loaded without
+    unpickling anything. An SB3 archive (``NAME.zip``) is refused unless ``trust_pickle=True``:
+    loading one runs code from the file."""
+    game = _as_game(game)
+    kind, file = model_kind(path)
+    if kind == "safe":
+        network, meta, file = load_safe(file, game)
+        policy, digest = network, meta["sha256"]
+    else:
+        model, meta = load_sb3_model(file, game, trust_pickle=trust_pickle)
+        model.policy.set_training_mode(False)
+        policy, digest = model.policy, sha256_file(file)
+    return PolicyAgent(policy, name=_agent_name(file), seed=seed, deterministic=deterministic,
+                       path=str(file), sha256=digest, metadata=meta)
+
+
+# -- export: SB3 archive -> safe model ----------------------------------------------------------------
+def sample_decisions(game: Game, count: int = 64, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of ``count`` real decisions from random games of ``game``."""
+    rng = np.random.default_rng(seed)
+    obs, masks = [], []
+    state = game.new_state(rng)
+    while len(obs) < count:
+        if state.is_terminal():
+            state = game.new_state(rng)
+            continue
+        d = Decision(state.current_player, state)
+        obs.append(d.observation)
+        masks.append(d.action_mask)
+        legal = state.legal_actions()
+        state.apply(int(legal[rng.integers(len(legal))]))
+    return np.stack(obs).astype(np.float32), np.stack(masks)
+
+
+def export_model(
+    source: str | os.PathLike, target: str | os.PathLike, game: Game | str | None = None,
+    trust_pickle: bool = False,
+) -> tuple[Path, dict[str, Any]]:
+    """Convert an SB3 archive into the safe model ``target`` (``NAME.safetensors`` + ``NAME.json``).
+
+    Loading the archive runs code from it, hence ``trust_pickle``. ``game`` defaults to the one
+    the archive's metadata names. The safe model is loaded back and must choose the same actions
+    with the same logits on real decisions of the game, or nothing is claimed."""
+    zip_path, _ = model_paths(source)
+    if not zip_path.is_file():
+        raise ModelLoadError(f"model file {str(zip_path)!r} does not exist")
+    if not trust_pickle:
+        raise pickle_refusal(zip_path)
+    if game is None:
+        meta = _archive_metadata(zip_path)
+        if meta is None:
+            raise ModelLoadError(f"model {str(zip_path)!r} has no kabenvs metadata: say which game it plays")
         from kabenvs.core.registry import make_game
 
-        game = make_game(game)
-    model, meta = load_sb3_model(path, game)
-    zip_path, _ = model_paths(path)
+        game = make_game(meta["env_id"], **meta["game_config"])
+    game = _as_game(game)
+    model, meta = load_sb3_model(zip_path, game, trust_pickle=True)
+    extra = {"algorithm": type(model).__name__, "num_timesteps": int(getattr(model, "num_timesteps", 0)),
+             "archive_sha256": sha256_file(zip_path), "exported_from": zip_path.name,
+             "exported_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    weights, written = save_safe(model.policy, target, game, extra=extra)
+    network, _, _ = load_safe(weights, game)
+    obs, masks = sample_decisions(game)
     model.policy.set_training_mode(False)
-    return PolicyAgent(
-        model.policy,
-        # a run's final_model is best named by its run folder
-        name=zip_path.stem if zip_path.stem != "final_model" else zip_path.parent.name,
-        seed=seed,
-        deterministic=deterministic,
-        path=str(zip_path),
-        sha256=model_hash(zip_path),
-        metadata=meta,
-    )
+    before, after = masked_logits(model.policy, obs, masks), masked_logits(network, obs, masks)
+    if not np.array_equal(before, after):
+        raise ModelLoadError(f"the exported model {str(weights)!r} does not reproduce the archive's logits")
+    return weights, written
 
 
 # -- the shared trunk network ----------------------------------------------------------------------
@@ -273,6 +396,7 @@ def __getattr__(name: str):
 
 
 __all__ = [
-    "ModelLoadError", "PolicyAgent", "check_compatible", "game_metadata", "load_agent",
-    "model_hash", "model_paths", "policy_actions", "read_metadata", "save_model",
+    "ModelLoadError", "PolicyAgent", "check_compatible", "export_model", "game_metadata", "load_agent",
+    "load_sb3_model", "model_exists", "model_hash", "model_kind", "model_metadata", "model_paths",
+    "policy_actions", "read_metadata", "save_model",
 ]

@@ -1,11 +1,13 @@
 """Command line of ``scripts/play.py``: play any registered game in the terminal, or replay a log.
 
     play.py GAME [--players N] [--seat SPEC ...] [--opponents SPEC ...] [--names NAME ...]
-                 [--seed S] [--log FILE] [key=value ...]
+                 [--seed S] [--log FILE] [--trust-pickle] [key=value ...]
     play.py --replay LOG [--game-index K] [--view SEAT|all] [--step]
     play.py --replay LOG --list
 
-A SPEC is ``human``, ``heuristic``, ``random`` or the path of a trained model (``model.zip``).
+A SPEC is ``human``, ``heuristic``, ``random`` or the path of a trained model: a safe model
+(``NAME``, ``NAME.safetensors`` or ``NAME.json``), or with ``--trust-pickle`` a Stable-Baselines3
+archive ``NAME.zip`` (loading one runs code from the file).
 Bad arguments print one line naming the problem and exit with status 2.
 """
 
@@ -54,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int,
                    help="number of players (default: from the seats given, else the game's)")
     p.add_argument("--seat", "--seats", dest="seats", nargs="+", default=[], metavar="SPEC",
-                   help="who sits in seats 0, 1, ...: human | heuristic | random | MODEL.zip")
+                   help="who sits in seats 0, 1, ...: human | heuristic | random | MODEL (a safe model: "
+                   "NAME.safetensors + NAME.json)")
     p.add_argument("--opponents", nargs="+", default=[], metavar="SPEC",
                    help="who fills the seats --seat left open (the last one repeats); default: "
                    "the game's heuristic bot, or random where it has none")
@@ -62,6 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="names of the human seats, in order")
     p.add_argument("--seed", type=int, help="deal seed (default: a random one, shown and logged)")
     p.add_argument("--log", metavar="FILE", help="append the game to this game log (one JSON line per game)")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="also load Stable-Baselines3 .zip archives as seats; this RUNS CODE FROM THE FILE "
+                   "(pickle): use it only for archives you trust like a program")
     p.add_argument("--replay", metavar="LOG", help="replay a logged game instead of playing")
     p.add_argument("--game-index", type=int, metavar="K", help="which game of the log (0 = first, -1 = last)")
     p.add_argument("--view", default="all", metavar="SEAT|all", help="replay as this seat saw it, or all")
@@ -145,7 +151,8 @@ def seat_specs(args, default_players: int) -> list[str]:
     return seats + fill
 
 
-def build_seat(spec: str, index: int, game: Game, deal_seed: int, human_names: list[str]) -> Seat:
+def build_seat(spec: str, index: int, game: Game, deal_seed: int, human_names: list[str],
+               trust_pickle: bool = False) -> Seat:
     kind = spec.lower()
     seed = deal_seed * 31 + index  # like the arena: a seat's bot is seeded from the deal
     if kind == "human":
@@ -165,22 +172,24 @@ def build_seat(spec: str, index: int, game: Game, deal_seed: int, human_names: l
                 return Seat("random", RandomAgent(seed), name="random", seed=seed)
             raise UsageError(f"{game.env_id} has no heuristic bot ({exc}); use random or a model") from None
         return Seat("heuristic", agent, name=getattr(agent, "name", "heuristic"), seed=seed)
-    return load_model_seat(spec, game, seed)
+    return load_model_seat(spec, game, seed, trust_pickle)
 
 
-def load_model_seat(path: str, game: Game, seed: int) -> Seat:
-    if not (os.path.isfile(path) or os.path.isfile(path + ".zip")):  # NAME stands for NAME.zip
-        raise UsageError(f"seat {path!r} is neither human, heuristic, random nor an existing model file")
+def load_model_seat(path: str, game: Game, seed: int, trust_pickle: bool = False) -> Seat:
     try:
-        from kabenvs.agents.policy import load_agent  # torch is only imported when a model plays
+        from kabenvs.agents.policy import load_agent, model_exists  # torch is only imported when a model plays
     except ImportError as exc:
+        if not os.path.exists(path):
+            raise UsageError(f"seat {path!r} is neither human, heuristic, random nor an existing model file") from None
         raise UsageError(
             f"cannot load trained model {path!r}: kabenvs.agents.policy is not available ({exc})"
         ) from None
+    if not model_exists(path):  # NAME stands for NAME.safetensors + NAME.json (or NAME.zip)
+        raise UsageError(f"seat {path!r} is neither human, heuristic, random nor an existing model file")
     try:
-        agent = load_agent(path, game, seed=seed, deterministic=True)
+        agent = load_agent(path, game, seed=seed, deterministic=True, trust_pickle=trust_pickle)
     except Exception as exc:  # ModelLoadError and whatever a broken file raises: one line, exit 2
-        raise UsageError(f"cannot load trained model {path!r}: {exc}") from None
+        raise UsageError(f"cannot load trained model {path!r}: {' '.join(str(exc).split())}") from None
     from kabenvs.records import model_hash
 
     # the agent knows which file it loaded and its hash; compute them only if it does not say
@@ -225,7 +234,7 @@ def play_main(args, console: Console) -> int:
     if deal_seed < 0:
         raise UsageError(f"--seed {deal_seed}: the seed must be >= 0")
     names = list(args.names)
-    seats = [build_seat(spec, i, game, deal_seed, names) for i, spec in enumerate(specs)]
+    seats = [build_seat(spec, i, game, deal_seed, names, args.trust_pickle) for i, spec in enumerate(specs)]
     if names:
         humans = sum(s.kind == "human" for s in seats)
         raise UsageError(f"--names gives {len(args.names)} names for {humans} human seat(s)")

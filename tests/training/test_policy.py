@@ -1,4 +1,7 @@
-"""Saving and loading trained models; a model for another game/config fails clearly."""
+"""Saving and loading trained models; a model for another game/config fails clearly.
+
+The safe format itself (hash check, payload archives, fingerprints, export) is tested in
+test_model_safety.py."""
 
 from __future__ import annotations
 
@@ -37,18 +40,28 @@ def saved(tmp_path_factory):
 def test_save_writes_model_and_metadata(saved):
     model, path, game = saved
     meta = json.loads(path.with_suffix(".json").read_text())
+    weights = path.with_suffix(".safetensors")
+    assert meta["format"] == "kabenvs-model/2"
     assert meta["env_id"] == "kabaleo_v0"
     assert meta["game_config"] == {"num_players": 2, "mode": "random", "reward": "win"}
     assert meta["observation_size"] == game.observation_size
     assert meta["num_actions"] == game.num_actions
     assert meta["kabenvs_version"]
-    assert meta["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest() == model_hash(path)
+    assert meta["sha256"] == hashlib.sha256(weights.read_bytes()).hexdigest() == model_hash(weights)
+    assert meta["archive_sha256"] == hashlib.sha256(path.read_bytes()).hexdigest() == model_hash(path)
+    assert meta["network"] == {"trunk": {"size": 128, "activation": "relu"}, "hidden": [64], "activation": "relu"}
 
 
-def test_loaded_agent_plays_like_the_saved_policy(saved):
+@pytest.mark.parametrize("how", ["safe", "trusted archive"])
+def test_loaded_agent_plays_like_the_saved_policy(saved, how):
     model, path, game = saved
-    agent = load_agent(path, game, seed=0)
-    assert isinstance(agent, PolicyAgent) and agent.model_hash == model_hash(path)
+    if how == "safe":
+        agent = load_agent(path.with_suffix(".safetensors"), game, seed=0)
+        assert agent.model_hash == model_hash(path.with_suffix(".safetensors"))
+    else:  # the opt-in path for SB3 archives
+        agent = load_agent(path, game, seed=0, trust_pickle=True)
+        assert agent.model_hash == model_hash(path)
+    assert isinstance(agent, PolicyAgent)
     assert agent.seat_info()["kind"] == "model"
     state = game.new_state(np.random.default_rng(5))
     for _ in range(10):
@@ -58,12 +71,13 @@ def test_loaded_agent_plays_like_the_saved_policy(saved):
         assert a == int(expected)
         assert state.is_legal(a)
         state.apply(a)
-    # also by env id and without the .zip suffix
+    # also by env id and by the bare name (the safe model)
     assert load_agent(str(path)[:-4], "kabaleo_v0").act(Decision(state.current_player, state)) >= 0
 
 
 def test_model_for_another_config_is_refused_naming_both(saved):
     _, path, _ = saved
+    path = path.with_suffix(".safetensors")
     with pytest.raises(ModelLoadError) as err:
         load_agent(path, make_game("kabaleo_v0", num_players=3))
     msg = str(err.value)
@@ -78,8 +92,8 @@ def test_model_for_another_config_is_refused_naming_both(saved):
 
 def test_model_for_another_game_is_refused(saved, tmp_path):
     _, path, _ = saved
-    other = tmp_path / "other.zip"
-    other.write_bytes(path.read_bytes())
+    other = tmp_path / "other.safetensors"
+    other.write_bytes(path.with_suffix(".safetensors").read_bytes())
     meta = json.loads(path.with_suffix(".json").read_text())
     meta["env_id"] = "cabula_v0"
     other.with_suffix(".json").write_text(json.dumps(meta))
@@ -89,19 +103,24 @@ def test_model_for_another_game_is_refused(saved, tmp_path):
 
 def test_missing_and_broken_files_give_clear_errors(saved, tmp_path):
     _, path, game = saved
+    weights = path.with_suffix(".safetensors")
     with pytest.raises(ModelLoadError, match="does not exist"):
-        load_agent(tmp_path / "nope.zip", game)
-    lonely = tmp_path / "lonely.zip"
-    lonely.write_bytes(path.read_bytes())
+        load_agent(tmp_path / "nope", game)
+    with pytest.raises(ModelLoadError, match="does not exist"):
+        load_agent(tmp_path / "nope.zip", game, trust_pickle=True)
+    lonely = tmp_path / "lonely.safetensors"
+    lonely.write_bytes(weights.read_bytes())
     with pytest.raises(ModelLoadError, match="no metadata file"):
         load_agent(lonely, game)
-    broken = tmp_path / "broken.zip"
+    broken = tmp_path / "broken.zip"  # a trusted archive that is no archive at all
     broken.write_bytes(b"not a zip at all")
-    broken.with_suffix(".json").write_text(path.with_suffix(".json").read_text())
+    meta = json.loads(path.with_suffix(".json").read_text())
+    meta["archive_sha256"] = hashlib.sha256(b"not a zip at all").hexdigest()
+    broken.with_suffix(".json").write_text(json.dumps(meta))
     with pytest.raises(ModelLoadError, match="cannot read model file"):
-        load_agent(broken, game)
-    bad_meta = tmp_path / "badmeta.zip"
-    bad_meta.write_bytes(path.read_bytes())
+        load_agent(broken, game, trust_pickle=True)
+    bad_meta = tmp_path / "badmeta.safetensors"
+    bad_meta.write_bytes(weights.read_bytes())
     bad_meta.with_suffix(".json").write_text("{ not json")
     with pytest.raises(ModelLoadError, match="metadata file .* is broken"):
         load_agent(bad_meta, game)

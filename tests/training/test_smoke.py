@@ -33,17 +33,20 @@ def test_tiny_kabaleo_run_writes_the_whole_run_folder(tmp_path):
     run = trainer.run.path
     assert run == tmp_path / "run"
     assert trainer.model.num_timesteps >= 256
-    for name in ("config.yaml", "final_model.zip", "final_model.json", "evaluations.csv", "win_rate.png",
-                 "final_evaluation.json"):
+    for name in ("config.yaml", "final_model.zip", "final_model.safetensors", "final_model.json",
+                 "evaluations.csv", "win_rate.png", "final_evaluation.json"):
         assert (run / name).is_file(), name
     assert list((run / "checkpoints").glob("step_*.zip")) and list((run / "snapshots").glob("snap_*.pt"))
+    for ckpt in (run / "checkpoints").glob("step_*.zip"):  # every checkpoint also as a safe model
+        assert ckpt.with_suffix(".safetensors").is_file() and ckpt.with_suffix(".json").is_file()
     rows = list(csv.DictReader(open(run / "evaluations.csv")))
     assert {r["baseline"] for r in rows} >= {"random"}
     assert int(rows[-1]["games"]) == 6  # final_deals x 2 seatings
     assert "random" in reports and reports["random"].result.games == 6
     summary = json.loads((run / "final_evaluation.json").read_text())
     assert summary["step"] == trainer.model.num_timesteps
-    agent = load_agent(run / "final_model.zip", trainer.game)  # the final model plays
+    agent = load_agent(run / "final_model", trainer.game)  # the final (safe) model plays
+    assert agent.path == str(run / "final_model.safetensors")
     assert agent.metadata["env_id"] == "kabaleo_v0"
 
     # --resume continues the same run to a longer total

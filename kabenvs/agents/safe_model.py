@@ -1,0 +1,389 @@
+"""The safe model format: a policy's weights as safetensors plus a JSON metadata file.
+
+A safe model is two files side by side::
+
+    NAME.safetensors   the actor's tensors (trunk, hidden layers, action head), float32
+    NAME.json          metadata: format, env id, game config, sizes, fingerprints of the
+                       observation layout and action catalog, network architecture, the
+                       kabenvs version, and the sha256 of NAME.safetensors
+
+Loading reads the JSON, checks it field by field, checks the weights' sha256, checks every
+tensor's name, shape and dtype against the architecture the JSON declares, and only then
+builds a plain torch network from those tensors. Nothing is unpickled: neither file can run
+code. (Stable-Baselines3's ``.zip`` archives unpickle Python objects on load, which can run
+anything the file's maker put there; ``kabenvs.agents.policy`` loads those only on request.)
+
+Only the actor is stored: the value head is not needed to play. The network computes exactly
+what SB3's policy computes to choose an action (features -> actor MLP -> action logits), with
+the same float32 weights, so the loaded agent acts identically.
+
+Importing this module does not import torch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from kabenvs.core.errors import KabenvsError
+from kabenvs.core.files import atomic_write
+from kabenvs.core.game import Game
+
+SAFE_FORMAT = "kabenvs-model/2"
+LEGACY_FORMAT = "kabenvs-model/1"  # a .zip + .json pair from before the safe format
+WEIGHTS_SUFFIX = ".safetensors"
+ACTIVATIONS = ("tanh", "relu")
+MAX_WIDTH = 1 << 16  # wider layers are no policy this project trains; refuse before allocating
+MAX_LAYERS = 32
+
+
+class ModelLoadError(KabenvsError, ValueError):
+    """A model file that is missing, broken, tampered with, unsafe to load, or made for another
+    game, config, observation layout or action space. The message is one line."""
+
+
+# -- what a model must agree with ----------------------------------------------------------------
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def fingerprints(game: Game) -> dict[str, str]:
+    """Hashes of what the observation entries and action ids *mean* for ``game``.
+
+    Two versions of a game can keep the observation size while moving or redefining blocks; a
+    network trained on the old layout would then read garbage. The layout's table (block names,
+    index ranges, shapes, meanings) and the catalog's table plus every action's name change
+    whenever the meaning does."""
+    layout = game.layout.table()
+    catalog = game.catalog.table() + "\n" + "\n".join(game.catalog.name(a) for a in range(game.num_actions))
+    return {
+        "observation_layout": sha256_bytes(layout.encode("utf-8")),
+        "action_catalog": sha256_bytes(catalog.encode("utf-8")),
+    }
+
+
+def game_metadata(game: Game) -> dict[str, Any]:
+    """The fields of a model's metadata that describe the game it plays."""
+    import kabenvs
+
+    return {
+        "env_id": game.env_id,
+        "game_config": game.config.to_dict(),
+        "observation_size": int(game.observation_size),
+        "num_actions": int(game.num_actions),
+        "fingerprint": fingerprints(game),
+        "kabenvs_version": kabenvs.__version__,
+    }
+
+
+# -- checking metadata (untrusted input) ----------------------------------------------------------
+def _is_int(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _is_hash(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
+def game_fields_problems(meta: dict[str, Any]) -> list[str]:
+    """Type problems of the game fields every kabenvs metadata file has (either format)."""
+    problems = []
+    if not isinstance(meta.get("env_id"), str):
+        problems.append(f"env_id: {meta.get('env_id')!r} must be a string")
+    if not isinstance(meta.get("game_config"), dict):
+        problems.append(f"game_config: {meta.get('game_config')!r} must be a mapping of game options")
+    elif not all(isinstance(k, str) for k in meta["game_config"]):
+        problems.append("game_config: every option name must be a string")
+    for key in ("observation_size", "num_actions"):
+        if not _is_int(meta.get(key), 1, 1 << 24):
+            problems.append(f"{key}: {meta.get(key)!r} must be a positive integer")
+    return problems
+
+
+def _network_problems(net: Any) -> list[str]:
+    if not isinstance(net, dict):
+        return [f"network: {net!r} must be a mapping"]
+    problems = []
+    trunk = net.get("trunk")
+    if trunk is not None:
+        if not isinstance(trunk, dict) or set(trunk) != {"size", "activation"}:
+            problems.append(f"network.trunk: {trunk!r} must be null or {{size, activation}}")
+        else:
+            if not _is_int(trunk["size"], 1, MAX_WIDTH):
+                problems.append(f"network.trunk.size: {trunk['size']!r} must be an integer in 1..{MAX_WIDTH}")
+            if trunk["activation"] not in ACTIVATIONS:
+                problems.append(f"network.trunk.activation: {trunk['activation']!r} must be one of {ACTIVATIONS}")
+    hidden = net.get("hidden")
+    if not isinstance(hidden, list) or len(hidden) > MAX_LAYERS or not all(_is_int(h, 1, MAX_WIDTH) for h in hidden):
+        problems.append(f"network.hidden: {hidden!r} must be a list of at most {MAX_LAYERS} layer widths in 1..{MAX_WIDTH}")
+    if net.get("activation") not in ACTIVATIONS:
+        problems.append(f"network.activation: {net.get('activation')!r} must be one of {ACTIVATIONS}")
+    return problems
+
+
+def safe_metadata_problems(meta: Any) -> list[str]:
+    if not isinstance(meta, dict):
+        return [f"the metadata must be a JSON object, not {type(meta).__name__}"]
+    if meta.get("format") != SAFE_FORMAT:
+        return [f"format: {meta.get('format')!r} is not {SAFE_FORMAT!r}"]
+    problems = game_fields_problems(meta)
+    fp = meta.get("fingerprint")
+    if not isinstance(fp, dict) or not all(_is_hash(fp.get(k)) for k in ("observation_layout", "action_catalog")):
+        problems.append("fingerprint: must hold the sha256 hex digests observation_layout and action_catalog")
+    problems += _network_problems(meta.get("network"))
+    if not _is_hash(meta.get("sha256")):
+        problems.append(f"sha256: {meta.get('sha256')!r} must be a sha256 hex digest of the weights file")
+    if not isinstance(meta.get("kabenvs_version"), str):
+        problems.append(f"kabenvs_version: {meta.get('kabenvs_version')!r} must be a string")
+    return problems
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelLoadError(f"metadata file {str(path)!r} does not exist") from None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise ModelLoadError(f"metadata file {str(path)!r} is broken: {_one_line(exc)}") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(f"{type(exc).__name__}: {exc}".split())
+
+
+def _describe(meta: dict[str, Any]) -> str:
+    opts = ", ".join(f"{k}={v!r}" for k, v in sorted(meta["game_config"].items()))
+    return f"{meta['env_id']}({opts}) [observation size {meta['observation_size']}, {meta['num_actions']} actions]"
+
+
+def check_compatible(meta: dict[str, Any], game: Game, path: str | os.PathLike = "model") -> None:
+    """Raise ``ModelLoadError`` naming both sides if the model was made for another game, config,
+    size, or (when the metadata carries fingerprints) another observation layout / action catalog."""
+    want = game_metadata(game)
+    fields = ("env_id", "game_config", "observation_size", "num_actions")
+    diffs = [f for f in fields if meta.get(f) != want[f]]
+    if diffs:
+        raise ModelLoadError(
+            f"model {str(path)!r} was trained for {_describe(meta)} but is asked to play {_describe(want)} "
+            f"(differs in: {', '.join(diffs)})"
+        )
+    fp = meta.get("fingerprint")
+    if fp is None:
+        return  # a legacy or foreign model: only its sizes can be checked
+    changed = [k.replace("_", " ") for k in ("observation_layout", "action_catalog") if fp.get(k) != want["fingerprint"][k]]
+    if changed:
+        raise ModelLoadError(
+            f"model {str(path)!r} was trained on another {' and '.join(changed)} of {_describe(want)} than this "
+            f"kabenvs {want['kabenvs_version']} uses (model saved by kabenvs {meta.get('kabenvs_version')!r}); "
+            "the sizes agree but the entries mean other things, so it would play blind: retrain it"
+        )
+
+
+# -- the network ---------------------------------------------------------------------------------
+def expected_shapes(meta: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Tensor name -> shape the architecture in ``meta`` needs."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    width = meta["observation_size"]
+    trunk = meta["network"]["trunk"]
+    if trunk is not None:
+        shapes["trunk.weight"], shapes["trunk.bias"] = (trunk["size"], width), (trunk["size"],)
+        width = trunk["size"]
+    for i, h in enumerate(meta["network"]["hidden"]):
+        shapes[f"hidden.{i}.weight"], shapes[f"hidden.{i}.bias"] = (h, width), (h,)
+        width = h
+    shapes["action.weight"], shapes["action.bias"] = (meta["num_actions"], width), (meta["num_actions"],)
+    return shapes
+
+
+def _activation_name(module) -> str:
+    import torch
+
+    for name, cls in (("tanh", torch.nn.Tanh), ("relu", torch.nn.ReLU)):
+        if type(module) is cls:
+            return name
+    raise ModelLoadError(f"activation {type(module).__name__} is not one the safe format stores ({ACTIVATIONS})")
+
+
+def actor_of_sb3_policy(policy) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(network metadata, tensors)`` of the acting half of an SB3 actor-critic policy.
+
+    Supports what this project trains: no features extractor (flatten) or the shared
+    ``TrunkExtractor``, an MLP of Linear+activation pairs, and a linear action head."""
+    import torch
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    tensors: dict[str, Any] = {}
+    extractor = policy.pi_features_extractor
+    if isinstance(extractor, FlattenExtractor):
+        trunk = None
+    elif type(extractor).__name__ == "TrunkExtractor":
+        linear, act = extractor.net[1], extractor.net[2]
+        trunk = {"size": int(linear.out_features), "activation": _activation_name(act)}
+        tensors["trunk.weight"], tensors["trunk.bias"] = linear.weight, linear.bias
+    else:
+        raise ModelLoadError(f"features extractor {type(extractor).__name__} is not one the safe format stores")
+    layers = list(policy.mlp_extractor.policy_net)
+    if len(layers) % 2 or not all(isinstance(m, torch.nn.Linear) for m in layers[::2]):
+        raise ModelLoadError("the policy's actor network is not a plain stack of Linear + activation layers")
+    acts = {_activation_name(m) for m in layers[1::2]}
+    if len(acts) > 1:
+        raise ModelLoadError(f"the actor network mixes activations {sorted(acts)}")
+    hidden = []
+    for i, linear in enumerate(layers[::2]):
+        hidden.append(int(linear.out_features))
+        tensors[f"hidden.{i}.weight"], tensors[f"hidden.{i}.bias"] = linear.weight, linear.bias
+    if not isinstance(policy.action_net, torch.nn.Linear):
+        raise ModelLoadError("the policy's action head is not a Linear layer")
+    tensors["action.weight"], tensors["action.bias"] = policy.action_net.weight, policy.action_net.bias
+    activation = acts.pop() if acts else (trunk["activation"] if trunk else "tanh")
+    network = {"trunk": trunk, "hidden": hidden, "activation": activation}
+    # own, contiguous float32 copies: safetensors refuses tensors that share storage
+    tensors = {k: v.detach().to("cpu", torch.float32).contiguous().clone() for k, v in tensors.items()}
+    return network, tensors
+
+
+class ActorNetwork:
+    """A loaded safe model's network: observation batch -> action logits (torch, no grad)."""
+
+    def __init__(self, layers) -> None:
+        self.layers = layers  # torch.nn.Sequential
+
+    def action_logits(self, obs):
+        return self.layers(obs)
+
+
+def build_actor(meta: dict[str, Any], tensors: dict[str, Any]) -> ActorNetwork:
+    import torch
+
+    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}
+
+    def linear(prefix: str):
+        w, b = tensors[f"{prefix}.weight"], tensors[f"{prefix}.bias"]
+        layer = torch.nn.Linear(w.shape[1], w.shape[0], device="meta")
+        layer.weight = torch.nn.Parameter(w, requires_grad=False)
+        layer.bias = torch.nn.Parameter(b, requires_grad=False)
+        return layer
+
+    modules = []
+    net = meta["network"]
+    if net["trunk"] is not None:
+        modules += [linear("trunk"), act[net["trunk"]["activation"]]()]
+    for i in range(len(net["hidden"])):
+        modules += [linear(f"hidden.{i}"), act[net["activation"]]()]
+    modules.append(linear("action"))
+    layers = torch.nn.Sequential(*modules)
+    layers.eval()
+    return ActorNetwork(layers)
+
+
+# -- files -----------------------------------------------------------------------------------------
+def safe_paths(path: str | os.PathLike) -> tuple[Path, Path]:
+    """``(NAME.safetensors, NAME.json)`` for NAME given bare or with either suffix."""
+    p = Path(path)
+    if p.suffix in (WEIGHTS_SUFFIX, ".json", ".zip"):
+        p = p.with_suffix("")
+    return p.with_name(p.name + WEIGHTS_SUFFIX), p.with_name(p.name + ".json")
+
+
+def save_safe(
+    policy, path: str | os.PathLike, game: Game, extra: dict[str, Any] | None = None
+) -> tuple[Path, dict[str, Any]]:
+    """Write an SB3 policy's actor as ``NAME.safetensors`` + ``NAME.json``; returns the weights path
+    and the metadata written. Each file is replaced atomically (weights first, then the metadata
+    that names their hash)."""
+    from safetensors.torch import save
+
+    weights_path, meta_path = safe_paths(path)
+    network, tensors = actor_of_sb3_policy(policy)
+    data = save(tensors)
+    meta = {"format": SAFE_FORMAT, **game_metadata(game), "network": network, "sha256": sha256_bytes(data),
+            "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    shapes = expected_shapes(meta)
+    assert {k: tuple(v.shape) for k, v in tensors.items()} == shapes, "the actor does not fit the game's sizes"
+    for key, value in (extra or {}).items():
+        meta.setdefault(key, value)  # extras never overwrite what the loader checks
+    atomic_write(weights_path, data)
+    atomic_write(meta_path, json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    return weights_path, meta
+
+
+def read_safe_metadata(path: str | os.PathLike) -> dict[str, Any]:
+    """The checked metadata of a safe model (no weights read)."""
+    weights_path, meta_path = safe_paths(path)
+    if not meta_path.is_file():
+        raise ModelLoadError(f"model {str(weights_path)!r} has no metadata file {str(meta_path)!r}")
+    meta = read_json(meta_path)
+    problems = safe_metadata_problems(meta)
+    if problems:
+        raise ModelLoadError(f"metadata file {str(meta_path)!r} is broken: {'; '.join(problems)}")
+    return meta
+
+
+def load_safe(path: str | os.PathLike, game: Game) -> tuple[ActorNetwork, dict[str, Any], Path]:
+    """Load a safe model for ``game``: ``(network, metadata, weights path)``. Every problem is a
+    one-line ``ModelLoadError``."""
+    weights_path, meta_path = safe_paths(path)
+    if not weights_path.is_file():
+        raise ModelLoadError(f"model weights file {str(weights_path)!r} does not exist")
+    meta = read_safe_metadata(path)
+    check_compatible(meta, game, weights_path)
+    try:
+        data = weights_path.read_bytes()  # hash and parse the same bytes
+    except OSError as exc:
+        raise ModelLoadError(f"cannot read model weights {str(weights_path)!r}: {_one_line(exc)}") from None
+    digest = sha256_bytes(data)
+    if digest != meta["sha256"]:
+        raise ModelLoadError(
+            f"model weights {str(weights_path)!r} do not match their metadata: the file's sha256 is {digest} "
+            f"but {meta_path.name} says {meta['sha256']} (changed or corrupted after saving)"
+        )
+    tensors = _parse_tensors(data, weights_path)
+    _check_tensors(tensors, expected_shapes(meta), weights_path)
+    return build_actor(meta, tensors), meta, weights_path
+
+
+def _parse_tensors(data: bytes, path: Path) -> dict[str, Any]:
+    from safetensors.torch import load
+
+    try:
+        return load(data)
+    except Exception as exc:  # the parser's own error types vary across versions
+        raise ModelLoadError(f"model weights {str(path)!r} are not a readable safetensors file: {_one_line(exc)}") from None
+
+
+def _check_tensors(tensors: dict[str, Any], shapes: dict[str, tuple[int, ...]], path: Path) -> None:
+    import torch
+
+    missing, extra = sorted(set(shapes) - set(tensors)), sorted(set(tensors) - set(shapes))
+    if missing or extra:
+        raise ModelLoadError(
+            f"model weights {str(path)!r} do not hold the network the metadata describes "
+            f"(missing tensors: {missing or 'none'}; unexpected: {extra or 'none'})"
+        )
+    for name, shape in shapes.items():
+        t = tensors[name]
+        if tuple(t.shape) != shape or t.dtype != torch.float32:
+            raise ModelLoadError(
+                f"model weights {str(path)!r}: tensor {name} is {t.dtype} {tuple(t.shape)}, "
+                f"the metadata's network needs float32 {shape}"
+            )
+        if not bool(torch.isfinite(t).all()):
+            raise ModelLoadError(f"model weights {str(path)!r}: tensor {name} holds NaN or infinite values")
+
+
+__all__ = [
+    "ActorNetwork", "ModelLoadError", "SAFE_FORMAT", "check_compatible", "fingerprints", "game_metadata",
+    "load_safe", "read_safe_metadata", "safe_paths", "save_safe",
+]
