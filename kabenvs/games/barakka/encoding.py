@@ -36,7 +36,7 @@ def build_layout(game: "BarakkaGame") -> ObservationLayout:
     lay = ObservationLayout()
     lay.add("to_move", n, "one-hot, seat-relative (0 = me): who decides now")
     lay.add("decision", 4, "one-hot decision asked now: draw, play/discard, solo drop, solo play/discard")
-    lay.add("held", (H, T), "my card(s) in hand, one-hot type (solo: slot 0 = deck 1's card, 1 = deck 2's)")
+    lay.add("held", (H, T), "my card(s) in hand, one-hot type (solo: slot 0 = deck 1's card, 1 = deck 2's; the kept one stays in its slot)")
     if not game.solo:
         lay.add("held_source", 3, "where the card in hand of the player to move came from: deck, pile 1, pile 2")
         lay.add("opp_held", T, "the opponent's card in hand when known (drawn from a pile; perfect memory only)")
@@ -88,7 +88,11 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
         buf[off["to_move"] + (cp - player) % g.num_players] = 1.0
         buf[off["decision"] + PHASE_INDEX[state.phase]] = 1.0
     o = off["held"]
-    for j, x in enumerate(state.held[player]):
+    held = state.held[player]
+    # solo play/discard: the kept card stays in the slot of its deck; dropping deck 1's or deck 2's
+    # copy of one type are different choices the player remembers (perfect recall)
+    first = state.held_src if g.solo and state.phase == "solo_play" else 0
+    for j, x in enumerate(held, start=first):
         buf[o + j * T + x] = 1.0
         buf[unseen + x] -= 1.0
     if not g.solo and cp is not None and state.phase == "play":
@@ -101,11 +105,11 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
     for i, deck in enumerate(state.decks):
         buf[o + i] = len(deck) / g.num_cards
     buf[off["turn"]] = state.turn / g.turn_limit
-    _write_dups(g, buf, state.held[player], state.piles)
+    _write_dups(g, buf, held, first, state.piles)
     return buf
 
 
-def _write_dups(g, buf: np.ndarray, held, piles) -> None:
+def _write_dups(g, buf: np.ndarray, held, first: int, piles) -> None:
     """The derived ``held_dup``/``pile_dup`` blocks, read from the sequence counts this seat's
     vector already holds (so table memory sees only tops here too)."""
     off = g._off
@@ -113,7 +117,7 @@ def _write_dups(g, buf: np.ndarray, held, piles) -> None:
     o = off["seq"]
     per_type = buf[o: o + n * S * T].reshape(n, S, T).sum(axis=1)  # (seat row, type)
     o = off["held_dup"]
-    for j, x in enumerate(held):
+    for j, x in enumerate(held, start=first):
         buf[o + j] = per_type[0, x]
     o = off["pile_dup"]
     for i, pile in enumerate(piles):

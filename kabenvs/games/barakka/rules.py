@@ -270,7 +270,9 @@ class BarakkaState(State):
             s.decks = [deck]
         s.seqs = [[[] for _ in range(S)] for _ in range(n)]
         s.held = [[] for _ in range(n)]
-        s.held_src = -1  # where the current player's card came from: -1 deck, i = discard pile i
+        # where the current player's card came from: -1 deck, i = discard pile i; solo play/discard:
+        # the deck (0/1) the kept card came from (the player remembers which one it dropped)
+        s.held_src = -1
         s.finished = [[0] * S for _ in range(n)]  # 5 cards showing that colour
         s.tiles = [[0] * S for _ in range(n)]  # tiles held per colour (El-Basr: received)
         supply = [0] * S
@@ -369,6 +371,7 @@ class BarakkaState(State):
             if self._board is not None:
                 self._board.pile_push(0, held[i])
             self.held[p] = [held[1 - i]]
+            self.held_src = 1 - i
             self.phase = "solo_play"
             return
         card = self.held[p][0]
@@ -550,6 +553,11 @@ class BarakkaState(State):
         from kabenvs.games.barakka.resample import resample
 
         return resample(self, player, as_generator(rng))
+
+    def hidden_zones(self, player: int) -> dict[str, list]:
+        from kabenvs.games.barakka.resample import hidden_zones
+
+        return hidden_zones(self, player)
 
     def decision(self) -> str:
         p = self.current_player
