@@ -45,7 +45,7 @@ def test_every_move_is_public_and_names_no_card(cfg):
 
 def test_solo_drop_of_one_of_two_identical_cards_is_remembered():
     """Solo: dropping deck 1's or deck 2's copy of one card type are two choices the player made;
-    the kept card stays in the slot of its deck, so the observations differ (perfect recall)."""
+    ``kept_from`` says which deck the kept card came from, so the observations differ."""
     game = BarakkaGame(num_players=1)
     s = game.new_state(0)
     x = game.card("blue", 2)
@@ -62,6 +62,99 @@ def test_solo_drop_of_one_of_two_identical_cards_is_remembered():
         t.apply(a)
         after.append(t)
     assert after[0].held == after[1].held and after[0].piles == after[1].piles
-    v0, v1 = (game.layout.split(t.observation(0))["held"] for t in after)
-    assert v0[1, x] == 1 and v0[0].sum() == 0  # dropped deck 1's: kept deck 2's
-    assert v1[0, x] == 1 and v1[1].sum() == 0
+    v0, v1 = (game.layout.split(t.observation(0)) for t in after)
+    assert v0["held"][0, x] == v1["held"][0, x] == 1
+    assert v0["kept_from"].tolist() == [0, 1] and v1["kept_from"].tolist() == [1, 0]
+    assert (after[0].observation(0) != after[1].observation(0)).any()
+
+
+# -- perfect recall -----------------------------------------------------------------------------------
+
+
+def decode(game, obs: np.ndarray) -> dict:
+    """Everything a perfect-memory seat knows about the table, read back from its observation."""
+    v = game.layout.split(obs)
+    n, S, T = game.num_players, game.num_colours, game.num_types
+    out = {
+        "seqs": [[tuple(np.repeat(np.arange(T), v["seq"][r, k].astype(int))) for k in range(S)] for r in range(n)],
+        "sizes": np.rint(v["seq_size"] * 5).astype(int).tolist(),
+        "held": [tuple(np.flatnonzero(row)) for row in v["held"]],
+        "tiles": v["tiles"].tolist(),
+    }
+    if game.karim:
+        out["bottoms"] = [[tuple(np.flatnonzero(v["seq_bottom"][r, k])) for k in range(S)] for r in range(n)]
+    if not game.solo:
+        codes = v["pile_order"]
+        out["piles"] = [[int(round(c * T)) - 1 for c in row if c > 0] for row in codes]
+        out["opp_held"] = tuple(np.flatnonzero(v["opp_held"]))
+    return out
+
+
+def truth(state, p: int) -> dict:
+    """What a seat with perfect memory knows of the table, from the full state."""
+    g = state.game
+    n = g.num_players
+    rows = [(p + r) % n for r in range(n)]
+    out = {
+        "seqs": [[tuple(sorted(st)) for st in state.seqs[q]] for q in rows],
+        "sizes": [[len(st) for st in state.seqs[q]] for q in rows],
+        "held": [(x,) for x in state.held[p]],
+        "tiles": [[float(t) for t in state.tiles[q]] for q in rows],
+    }
+    if g.karim:
+        out["bottoms"] = [[(st[0],) if st else () for st in state.seqs[q]] for q in rows]
+    if not g.solo:
+        out["piles"] = [list(pile) for pile in state.piles]
+        cp = state.current_player
+        known = cp is not None and cp != p and state.phase == "play" and state.held_src >= 0
+        out["opp_held"] = (state.held[cp][0],) if known else ()
+    return out
+
+
+@pytest.mark.parametrize("cfg", [{}, {"el_karim": True, "el_portugues": True, "el_basr": True},
+                                 {"num_players": 1, "el_karim": True}])
+def test_perfect_memory_observation_holds_everything_the_seat_saw(cfg):
+    """Read back from the observation alone: every card of every sequence (El-Karim's face-down
+    first cards, shown before they were placed, included), every discard pile in its full order,
+    the opponent's card drawn from a pile, the tiles."""
+    game = BarakkaGame(**cfg)
+    rnd = random.Random(3)
+    checked = 0
+    for seed in range(4):
+        s = game.new_state(seed)
+        while s.current_player is not None:
+            for p in range(game.num_players):
+                got, want = decode(game, s.observation(p)), truth(s, p)
+                got["held"] = [h for h in got["held"] if h]
+                if game.solo and s.phase == "solo_play":
+                    assert game.layout.split(s.observation(p))["kept_from"][s.held_src] == 1
+                assert got == want
+                checked += 1
+            s.apply(rnd.choice(s.legal_actions()))
+    assert checked > 100
+
+
+def test_deep_pile_order_is_remembered_under_perfect_memory_only():
+    """Two piles with the same cards and the same top three, in another order deeper down: the
+    cards a later draw exposes differ, a perfect-memory seat saw both orders form; the table
+    (memory="table", a documented forgetful variant) shows the top only."""
+    for memory, differ in (("perfect", True), ("table", False)):
+        game = BarakkaGame(memory=memory)
+        s = game.new_state(0)
+        a, b = s.decks[0][:2]
+        while a // 6 == b // 6 and a % 6 == b % 6:
+            b = s.decks[0][s.decks[0].index(b) + 1]
+        pile = [a, b] + s.decks[0][-3:]
+        rest = [x for x in s.decks[0]]
+        for x in pile:
+            rest.remove(x)
+        s.decks[0] = rest
+        s.piles[0] = pile + s.piles[0]
+        s.current_player, s.phase = 0, "draw"
+        s.touch()
+        t = s.clone()
+        t.piles[0][0], t.piles[0][1] = t.piles[0][1], t.piles[0][0]
+        t.touch()
+        assert not s.invariants() and not t.invariants()
+        for p in (0, 1):
+            assert (s.observation(p) != t.observation(p)).any() == differ
