@@ -3,6 +3,7 @@ that replay the seat's whole past."""
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -158,3 +159,78 @@ def test_deep_pile_order_is_remembered_under_perfect_memory_only():
         assert not s.invariants() and not t.invariants()
         for p in (0, 1):
             assert (s.observation(p) != t.observation(p)).any() == differ
+
+
+# -- resampled worlds -----------------------------------------------------------------------------------
+
+
+def replay_matches(world, state, p: int) -> None:
+    """The world replays from its own start through the seat's observations to itself."""
+    real = state.replay_start()
+    replay = world.replay_start()
+    for a in world.replay_actions():
+        assert replay.current_player == real.current_player
+        np.testing.assert_array_equal(replay.observation(p), real.observation(p))
+        replay.apply(a)
+        real.apply(a)
+    np.testing.assert_array_equal(replay.observation(p), state.observation(p))
+    fields = lambda t: {k: v for k, v in json.loads(t.to_json())["state"].items() if k != "start"}
+    assert fields(replay) == fields(world)
+
+
+def test_el_karim_table_resample_moves_hidden_face_down_cards_and_keeps_token_and_rose():
+    """Table memory with El-Karim: the opponent's face-down cards drawn from the deck were never
+    in the seat's observation, so they are dealt again, but only where the token, the Rose and the
+    placement rule come out as the seat saw them."""
+    game = BarakkaGame(el_karim=True, memory="table", el_portugues=True)
+    rng = np.random.default_rng(3)
+    moved = 0
+    for seed in range(6):
+        s = play(game, seed, 160, rnd_seed=seed)
+        zones = s.hidden_zones(0)
+        down = zones.get("face-down cards of player 1", [])
+        for _ in range(6):
+            w = s.resample_hidden(0, rng)
+            assert w.history == s.history and w.token == s.token and w.rose == s.rose
+            assert w.start["rng"] == s.start["rng"] and w.start["state"]["decks"] != s.start["state"]["decks"]
+            assert sorted(w.all_cards()) == game.full_deck
+            for k, st in enumerate(s.seqs[1]):  # face-up cards of the opponent are as seen
+                assert w.seqs[1][k][1:] == st[1:]
+            assert w.seqs[0] == s.seqs[0] and w.piles == s.piles
+            replay_matches(w, s, 0)
+            if down and sorted(w.hidden_zones(0)["face-down cards of player 1"]) != sorted(down):
+                moved += 1
+    assert moved
+
+
+def test_face_down_cards_are_revealed_at_the_end_and_never_resampled_then():
+    game = BarakkaGame(el_karim=True, memory="table")
+    s = play(game, 2, 10_000)
+    assert s.current_player is None
+    for p in (0, 1):
+        assert not any(z.startswith("face-down") for z in s.hidden_zones(p))
+        w = s.resample_hidden(p, np.random.default_rng(p))
+        assert w.seqs == s.seqs and w.scores() == s.scores() and w.render(p) == s.render(p)
+
+
+def test_perfect_memory_world_differs_only_in_cards_never_seen():
+    """Perfect memory: the undrawn deck and the opponent's card just drawn from it are dealt again;
+    the future generator is fresh, not the real one."""
+    game = BarakkaGame()
+    s = play(game, 5, 81)
+    while not (s.phase == "play" and s.held_src < 0):
+        s.apply(s.legal_actions()[0])
+    opp = s.current_player
+    me = 1 - opp
+    zones = s.hidden_zones(me)
+    assert set(zones) == {"deck", f"hand of player {opp}"} and zones[f"hand of player {opp}"] == s.held[opp]
+    assert set(s.hidden_zones(opp)) == {"deck"}
+    seen_other = False
+    for seed in range(10):
+        w = s.resample_hidden(me, np.random.default_rng(seed))
+        assert w.seqs == s.seqs and w.piles == s.piles and w.turn == s.turn
+        assert sorted(w.decks[0] + w.held[opp]) == sorted(s.decks[0] + s.held[opp])
+        seen_other |= w.held[opp] != s.held[opp]
+        assert w.rng.bit_generator.state != s.rng.bit_generator.state
+        replay_matches(w, s, me)
+    assert seen_other
