@@ -502,3 +502,56 @@ def test_derived_dup_blocks_count_the_known_copies_in_each_sequence(memory):
         legal = st.legal_actions()
         st.apply(legal[int(rng.integers(len(legal)))])
     assert seen > 0  # a random game holds a duplicate at some point
+
+
+# -- game ends through the env ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reward", ["win", "score"])
+def test_env_game_reaching_its_turn_cap_is_truncated_not_terminated_with_zero_rewards(reward):
+    """A game played through the env to its own ``max_turns`` cap (decision 3) ends truncated for
+    every agent, never terminated, with reward 0; the final info says so."""
+    env = kabenvs.make("barakka_v0", max_turns=6, reward=reward)
+    for seed in range(3):
+        env.reset(seed=seed)
+        rnd = np.random.default_rng(seed)
+        ended = {}
+        steps = 0
+        for agent in env.agent_iter():
+            obs, rew, term, trunc, info = env.last()
+            if term or trunc:
+                ended[agent] = (rew, term, trunc, info)
+                env.step(None)
+                continue
+            env.step(int(rnd.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+        assert steps == 12  # 6 turns of two decisions, the deck far from empty
+        assert set(ended) == {"player_0", "player_1"}
+        for rew, term, trunc, info in ended.values():
+            assert trunc and not term and rew == 0.0
+            assert info["truncated"] is True and "truncated_by" not in info  # the game's cap, not the env's
+        state = env.unwrapped.state
+        assert state.truncated and state.turn == 6 and state.decks[0]
+
+
+def test_env_score_tie_at_the_natural_end_pays_zero_and_names_both_winners():
+    """A second, independent tie: equal non-zero scores at the end of the deck, played through the
+    env from a saved position: both win, both rewards 0 (no tie-break in the rulebook)."""
+    for reward in ("win", "score"):
+        game, s = rig(reward=reward)
+        give(s, 0, "red", 1, 2, 3)  # 5 points
+        give(s, 1, "blue", 2, 1, 3)  # 5 points
+        conserve(s)
+        s.piles[1] = s.decks[0][:-1] + s.piles[1]  # one card left in the deck
+        s.decks[0] = s.decks[0][-1:]
+        s.touch()
+        assert not s.invariants(), s.invariants()
+        env = kabenvs.make("barakka_v0", reward=reward)
+        env.reset(options={"state": s.to_json()})
+        env.step(game.catalog.lookup_name("draw from the deck"))
+        env.step(game.catalog.lookup_name("discard onto pile 1"))
+        for agent in ("player_0", "player_1"):
+            assert env.terminations[agent] and not env.truncations[agent]
+            assert env.rewards[agent] == env._cumulative_rewards[agent] == 0.0
+            info = env.infos[agent]
+            assert info["scores"] == [5.0, 5.0] and info["winners"] == [0, 1]
