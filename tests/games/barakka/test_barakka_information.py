@@ -234,3 +234,20 @@ def test_perfect_memory_world_differs_only_in_cards_never_seen():
         assert w.rng.bit_generator.state != s.rng.bit_generator.state
         replay_matches(w, s, me)
     assert seen_other
+
+
+def test_state_restored_without_its_start_still_resamples_from_the_present():
+    """An older save has no start: the present position is taken as the start (only the deck and
+    the opponent's card drawn from it are dealt again)."""
+    from kabenvs.core.game import State
+
+    game = BarakkaGame()
+    s = play(game, 8, 51)
+    data = json.loads(s.to_json())
+    data["state"]["start"] = None
+    old = State.from_json(data, game=game)
+    w = old.resample_hidden(0, np.random.default_rng(0))
+    np.testing.assert_array_equal(w.observation(0), s.observation(0))
+    assert w.seqs == s.seqs and w.piles == s.piles and w.held[0] == s.held[0]
+    assert sorted(w.all_cards()) == game.full_deck and w.decks[0] != s.decks[0]
+    assert w.replay_actions() == [] and old.start is None
