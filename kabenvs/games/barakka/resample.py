@@ -58,7 +58,8 @@ class Walk:
         origin = state.replay_start()
         self.actions = actions = state.replay_actions()
         table_karim = g.karim and not g.perfect and not g.solo
-        # slot -> (owner, step) of hidden face-down cards; later only the seat's opponent's
+        self.port = g.port
+        # slot -> (owner, step) of the opponent's face-down cards the seat never saw
         self.facedown: dict[Slot, tuple[int, int]] = {}
         # per player: the colours of its first cards at the start, then its sequence starts in
         # order as (position, hidden slot or None, card, whether the Rose was checked, taken)
@@ -99,8 +100,9 @@ class Walk:
         for q, slot in enumerate(held_slot):
             if slot is not None and not over:
                 hidden.append(slot)
-        if over:
-            self.facedown = {}
+        if over:  # the reveal: every sequence is shown, nothing face down stays hidden
+            self.facedown, self.shown, self.token_steps = {}, {}, []
+            self.starts = [[(k, None, *rest) for k, _, *rest in starts] for starts in self.starts]
         self.hidden = hidden + list(self.facedown)
         self.held_slot = held_slot
 
@@ -110,7 +112,8 @@ class Walk:
         return start["decks"][i][j] if where == "deck" else start["removed"][j]
 
     def consistent(self, deal: dict[Slot, int]) -> bool:
-        """The token and the Rose move exactly as they did, given the face-down cards in ``deal``."""
+        """The face-down cards in ``deal`` keep what the seat saw: the legality of each start,
+        the token's and the Rose's moves."""
         for slot, shown in self.shown.items():
             if deal[slot] // RANKS in shown:
                 return False
@@ -133,7 +136,6 @@ def resample(state: "BarakkaState", player: int, rng: np.random.Generator) -> "B
         state = state.clone()
         state.mark_start()
     walk = Walk(state, player)
-    walk.port = g.port
     deal = _deal(walk, rng)
     fields = copy.deepcopy(state.start["state"])
     for (where, i, j), x in deal.items():
