@@ -51,6 +51,11 @@ Rulebook points this engine had to interpret (each is in docs/games/barakka.md a
 11. The starting player is drawn at random ("whoever saw sunrise most recently").
 12. Rewards: winners +1, loser -1, tie 0; ``reward="score"`` gives the score difference / 100.
     The solo game's reward is its final score / 100 under either option.
+
+Information (docs/games/barakka.md, Observation): every move is public and no move's name carries
+a card (the card drawn from the deck or placed face down stays hidden in the state), so every
+seat reads a move by its full name (``action_name_for`` is the default). The observation is in
+``encoding.py`` (perfect recall by default), ``resample_hidden`` in ``resample.py``.
 """
 
 from __future__ import annotations
