@@ -3,12 +3,18 @@
 Cards are encoded by type ``colour * 6 + rank`` (rank 0 = joker): identical cards cannot be told
 apart, so a type is all a player can know. Two memory modes (config ``memory``):
 
-* ``"perfect"`` (default): the information state of a player who remembers everything shown face
-  up: every card of both players' sequences (El-Karim's face-down cards are shown before they are
-  placed), every card of the discard piles with the order of the top three, the opponent's card
-  in hand when it came from a pile. Hidden: the deck order (and the solo split of the decks).
-* ``"table"``: only what lies visible now: each sequence's face-up top card and its size, each
-  discard pile's top card and size, the decks' sizes, one's own card(s) in hand.
+* ``"perfect"`` (default): the seat's information state with perfect recall: every card it ever
+  saw, in every place that can still matter: every card of both players' sequences (El-Karim's
+  face-down cards are shown before they are placed), every discard pile in its full order
+  (``pile_order``; with counts and the top three one-hot as easier features), the opponent's card
+  in hand when it came from a pile, solo: which deck the kept card came from (``kept_from``).
+  Hidden: the deck order (and the solo split of the decks), the card the opponent just drew from
+  the deck. Not kept: the order of past moves and of the cards inside a sequence; no rule reads
+  either (a sequence scores as a set, El-Karim's first card has its own block), and the opponent
+  holds no hidden card between its turns that they could hint at.
+* ``"table"``: a documented forgetful variant, only what lies visible now: each sequence's
+  face-up top card and its size, each discard pile's top card and size, the decks' sizes, one's
+  own card(s) in hand. For agents that keep their own memory (as the rulebook asks of people).
 
 Per-player blocks are seat-relative: row 0 is always "me". The board blocks are cached per seat
 and updated by each move (``BoardCache``): the observation is on every AEC step's path.
@@ -26,6 +32,7 @@ from kabenvs.games.barakka.data import MAX_SEQUENCE
 if TYPE_CHECKING:
     from kabenvs.games.barakka.rules import BarakkaGame, BarakkaState
 
+SOLO_KEPT = 2  # the solo game's two decks
 PILE_DEPTH = 3  # perfect memory: the order of the top three cards of each pile, one-hot
 PHASE_INDEX = {"draw": 0, "play": 1, "drop": 2, "solo_play": 3}
 
@@ -37,6 +44,8 @@ def build_layout(game: "BarakkaGame") -> ObservationLayout:
     lay.add("to_move", n, "one-hot, seat-relative (0 = me): who decides now")
     lay.add("decision", 4, "one-hot decision asked now: draw, play/discard, solo drop, solo play/discard")
     lay.add("held", (H, T), "my card(s) in hand, one-hot type (solo: slot 0 = deck 1's card, 1 = deck 2's)")
+    if game.solo:  # dropping deck 1's or deck 2's copy of one card type are different choices
+        lay.add("kept_from", SOLO_KEPT, "solo play/discard: the deck (1, 2) the kept card came from, one-hot")
     if not game.solo:
         lay.add("held_source", 3, "where the card in hand of the player to move came from: deck, pile 1, pile 2")
         lay.add("opp_held", T, "the opponent's card in hand when known (drawn from a pile; perfect memory only)")
@@ -47,6 +56,9 @@ def build_layout(game: "BarakkaGame") -> ObservationLayout:
         lay.add("seq_bottom", (n, S, T), "El-Karim: the face-down first card of each sequence (perfect memory only)")
     lay.add("pile_top", (P, PILE_DEPTH, T), "top cards of each discard pile, depth 0 = top (table memory: top only)")
     lay.add("pile_count", (P, T), "all cards of each discard pile, count per type (perfect memory only)")
+    if not game.solo:  # the solo pile is out of the game: its order can never matter
+        lay.add("pile_order", (P, game.num_cards),
+                "each discard pile bottom first: (type + 1) / types of its j-th card, 0 = none (perfect memory only)")
     lay.add("pile_size", P, "cards in each discard pile / cards in the game")
     lay.add("deck_size", D, "cards left in the deck(s) / cards in the game")
     lay.add("unseen", T, "cards of each type I cannot see or remember (deck, hidden cards), count")
@@ -65,6 +77,7 @@ def build_layout(game: "BarakkaGame") -> ObservationLayout:
     lay.add("held_dup", H, "derived: known copies of my held card's type in my sequences")
     lay.add("pile_dup", (P, n), "derived: known copies of each pile's top-card type in each player's sequences")
     lay.add("turn", 1, "turns played / turn cap (solo: / turns of the game)")
+    game.pile_code = ((np.arange(T) + 1) / T).astype(np.float32)  # pile_order's value of each type
     game._off = {name: lay.offset(name) for name in lay.blocks()}
     game.unseen_slice = lay["unseen"]
     game.seq_size_slice = lay["seq_size"]
@@ -88,9 +101,12 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
         buf[off["to_move"] + (cp - player) % g.num_players] = 1.0
         buf[off["decision"] + PHASE_INDEX[state.phase]] = 1.0
     o = off["held"]
-    for j, x in enumerate(state.held[player]):
+    held = state.held[player]
+    for j, x in enumerate(held):
         buf[o + j * T + x] = 1.0
         buf[unseen + x] -= 1.0
+    if g.solo and state.phase == "solo_play":
+        buf[off["kept_from"] + state.held_src] = 1.0
     if not g.solo and cp is not None and state.phase == "play":
         buf[off["held_source"] + state.held_src + 1] = 1.0
         if cp != player and g.perfect and state.held_src >= 0:
@@ -101,7 +117,7 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
     for i, deck in enumerate(state.decks):
         buf[o + i] = len(deck) / g.num_cards
     buf[off["turn"]] = state.turn / g.turn_limit
-    _write_dups(g, buf, state.held[player], state.piles)
+    _write_dups(g, buf, held, state.piles)
     return buf
 
 
@@ -192,6 +208,9 @@ class BoardCache:
             if g.perfect:
                 buf[off["pile_count"] + i * T + card] += sign
                 buf[unseen + card] -= sign
+                if not g.solo:  # the j-th card from the bottom: only the changed end moves
+                    j = len(pile) - 1 if sign > 0 else len(pile)
+                    buf[off["pile_order"] + i * g.num_cards + j] = g.pile_code[card] if sign > 0 else 0.0
             else:  # known: the top only
                 if before:
                     buf[unseen + before[-1]] += 1.0
@@ -297,5 +316,10 @@ def build_board(state: "BarakkaState", player: int) -> np.ndarray:
     o = off["pile_size"]
     for i, pile in enumerate(state.piles):
         buf[o + i] = len(pile) / g.num_cards
+    if perfect and not g.solo:
+        o = off["pile_order"]
+        for i, pile in enumerate(state.piles):
+            start = o + i * g.num_cards
+            buf[start: start + len(pile)] = g.pile_code[pile]
     _write_misc(state, player, buf)
     return buf

@@ -51,6 +51,11 @@ Rulebook points this engine had to interpret (each is in docs/games/barakka.md a
 11. The starting player is drawn at random ("whoever saw sunrise most recently").
 12. Rewards: winners +1, loser -1, tie 0; ``reward="score"`` gives the score difference / 100.
     The solo game's reward is its final score / 100 under either option.
+
+Information (docs/games/barakka.md, Observation): every move is public and no move's name carries
+a card (the card drawn from the deck or placed face down stays hidden in the state), so every
+seat reads a move by its full name (``action_name_for`` is the default). The observation is in
+``encoding.py`` (perfect recall by default), ``resample_hidden`` in ``resample.py``.
 """
 
 from __future__ import annotations
@@ -270,15 +275,12 @@ class BarakkaState(State):
             s.decks = [deck]
         s.seqs = [[[] for _ in range(S)] for _ in range(n)]
         s.held = [[] for _ in range(n)]
-        s.held_src = -1  # where the current player's card came from: -1 deck, i = discard pile i
+        # where the current player's card came from: -1 deck, i = discard pile i; solo play/discard:
+        # the deck (0/1) the kept card came from (the player remembers which one it dropped)
+        s.held_src = -1
         s.finished = [[0] * S for _ in range(n)]  # 5 cards showing that colour
         s.tiles = [[0] * S for _ in range(n)]  # tiles held per colour (El-Basr: received)
-        supply = [0] * S
-        for c in range(NB):
-            supply[c] = SADID_TILES_PER_COLOUR if game.sadid else BASE_TILES_PER_COLOUR
-        if game.basr >= 0:
-            supply[game.basr] = BASR_TILES
-        s.tile_supply = supply
+        s.tile_supply = s._initial_supply()
         s.sadid_stack = [int(c) for c in rng.permutation(NB)] if game.sadid else []  # index 0 = top
         s.sadid_missed = [[0] * NB for _ in range(n)]
         s.token = -1  # El Portugues token holder (-1: supply)
@@ -369,6 +371,7 @@ class BarakkaState(State):
             if self._board is not None:
                 self._board.pile_push(0, held[i])
             self.held[p] = [held[1 - i]]
+            self.held_src = 1 - i
             self.phase = "solo_play"
             return
         card = self.held[p][0]
@@ -551,6 +554,11 @@ class BarakkaState(State):
 
         return resample(self, player, as_generator(rng))
 
+    def hidden_zones(self, player: int) -> dict[str, list]:
+        from kabenvs.games.barakka.resample import hidden_zones
+
+        return hidden_zones(self, player)
+
     def decision(self) -> str:
         p = self.current_player
         if p is None:
@@ -624,13 +632,107 @@ class BarakkaState(State):
             cards += h
         return cards
 
+    def check_fields(self) -> list[str]:
+        """Types, shapes and ranges of every field (a save is untrusted input): run before
+        ``invariants``, which may then index freely. Each problem names its field."""
+        g = self.game
+        n, S = g.num_players, g.num_colours
+        problems: list[str] = []
+        out = problems.append
+
+        def cards(name: str, value, max_len: int | None = None, exact: int | None = None) -> bool:
+            if not isinstance(value, list) or not all(type(x) is int and 0 <= x < g.num_types for x in value):
+                out(f"{name}: must be a list of card types 0..{g.num_types - 1}, got {value!r:.80}")
+                return False
+            if exact is not None and len(value) != exact:
+                out(f"{name}: must hold {exact} card(s), got {len(value)}")
+            elif max_len is not None and len(value) > max_len:
+                out(f"{name}: holds {len(value)} cards, at most {max_len}")
+            return True
+
+        def rows(name: str, value, length: int, what: str) -> bool:
+            if not isinstance(value, list) or len(value) != length:
+                got = f"{len(value)}" if isinstance(value, list) else type(value).__name__
+                out(f"{name}: must be a list of {length} {what} (got {got})")
+                return False
+            return True
+
+        def ints(name: str, value, length: int, lo: int, hi) -> None:
+            if rows(name, value, length, "ints"):
+                for j, x in enumerate(value):
+                    top = hi[j] if isinstance(hi, list) else hi
+                    if type(x) is not int or not lo <= x <= top:
+                        out(f"{name}[{j}]: {x!r} must be an int {lo}..{top}")
+                        return
+
+        def seat(name: str, value, allowed: bool) -> None:
+            if type(value) is not int or not -1 <= value < n:
+                out(f"{name}: {value!r} must be -1 (supply) or a seat 0..{n - 1}")
+            elif value >= 0 and not allowed:
+                out(f"{name}: {value} but this game has no {name} (-1 only)")
+
+        solo = g.solo
+        phases = ("drop", "solo_play") if solo else ("draw", "play")
+        if self.phase not in phases:
+            out(f"phase: {self.phase!r} must be one of {', '.join(phases)}")
+        if type(self.turn) is not int or not 0 <= self.turn <= g.turn_limit:
+            out(f"turn: {self.turn!r} must be an int 0..{g.turn_limit}")
+        spare = g.num_cards - SOLO_DECKS * g.solo_deck_size if solo else 0
+        cards("removed", self.removed, exact=spare)
+        if rows("decks", self.decks, g.num_decks, "decks"):
+            ok = all([cards(f"decks[{i}]", d) for i, d in enumerate(self.decks)])
+            if ok and solo and len(self.decks[0]) != len(self.decks[1]):
+                out(f"decks: the solo decks must be equally long, got {len(self.decks[0])} and {len(self.decks[1])}")
+        if rows("piles", self.piles, g.num_piles, "discard piles"):
+            for i, pile in enumerate(self.piles):
+                cards(f"piles[{i}]", pile)
+        if rows("seqs", self.seqs, n, "players' sequence lists"):
+            for q, seqs in enumerate(self.seqs):
+                if rows(f"seqs[{q}]", seqs, S, "sequences (one per colour position)"):
+                    for k, st in enumerate(seqs):
+                        cards(f"seqs[{q}][{k}]", st, max_len=MAX_SEQUENCE)
+        if rows("held", self.held, n, "hands"):
+            for q, h in enumerate(self.held):
+                cards(f"held[{q}]", h, max_len=g.num_held)
+        src_max = SOLO_DECKS - 1 if solo else g.num_piles - 1
+        if type(self.held_src) is not int or not -1 <= self.held_src <= src_max:
+            out(f"held_src: {self.held_src!r} must be an int -1..{src_max}")
+        if rows("finished", self.finished, n, "rows"):
+            for q, row in enumerate(self.finished):
+                ints(f"finished[{q}]", row, S, 0, 1)
+        supply = self._initial_supply()
+        if rows("tiles", self.tiles, n, "rows"):
+            for q, row in enumerate(self.tiles):
+                ints(f"tiles[{q}]", row, S, 0, supply)
+        ints("tile_supply", self.tile_supply, S, 0, supply)
+        stack = self.sadid_stack
+        if not isinstance(stack, list) or not all(type(c) is int and 0 <= c < NB for c in stack) \
+                or len(set(stack)) != len(stack) or (stack and not g.sadid):
+            out(f"sadid_stack: {stack!r:.80} must be distinct base colours 0..{NB - 1}"
+                + ("" if g.sadid else " (empty without Sadid Al-Aziz)"))
+        if rows("sadid_missed", self.sadid_missed, n, "rows"):
+            for q, row in enumerate(self.sadid_missed):
+                ints(f"sadid_missed[{q}]", row, NB, 0, 1 if g.sadid else 0)
+        seat("token", self.token, g.port >= 0)
+        seat("rose", self.rose, g.karim)
+        return problems
+
+    def _initial_supply(self) -> list[int]:
+        g = self.game
+        supply = [0] * g.num_colours
+        for c in range(NB):
+            supply[c] = SADID_TILES_PER_COLOUR if g.sadid else BASE_TILES_PER_COLOUR
+        if g.basr >= 0:
+            supply[g.basr] = BASR_TILES
+        return supply
+
     def invariants(self) -> list[str]:
         # Run after every step of thousands of kit games: min/max tests instead of per-card loops.
         g = self.game
         problems = []
         cards = self.all_cards()
         if len(cards) != g.num_cards or sorted(cards) != g.full_deck:
-            problems.append("cards not conserved")
+            problems.append(self._conservation_problem())
         karim = g.karim
         for p, seqs in enumerate(self.seqs):
             gap = False
@@ -648,6 +750,9 @@ class BarakkaState(State):
                         problems.append(f"player {p} sequence {k} started after an empty position")
                     if len(st) > 2 and min(st[1:]) // RANKS != max(st[1:]) // RANKS:
                         problems.append(f"player {p} sequence {k} shows two colours face up")
+        for q, h in enumerate(self.held):
+            if h and q != self.current_player:
+                problems.append(f"held[{q}]: player {q} holds cards but is not the player to move")
         if self.current_player is not None:
             phase = self.phase
             if phase == "draw" and (not self.decks[0] or not all(self.piles)):
@@ -664,6 +769,21 @@ class BarakkaState(State):
             elif held + self.tile_supply[c] != BASE_TILES_PER_COLOUR:
                 problems.append(f"{g.colours[c]} tiles not conserved")
         return problems
+
+    def _conservation_problem(self) -> str:
+        """Which card is there too often or too rarely, and in which fields (a duplicated card)."""
+        g = self.game
+        zones = {"removed": [self.removed], "decks": self.decks, "piles": self.piles,
+                 "seqs": [st for seqs in self.seqs for st in seqs], "held": self.held}
+        have = np.bincount(np.array(self.all_cards(), dtype=np.intp), minlength=g.num_types)[: g.num_types]
+        want = g.total_counts.astype(int)
+        bad = np.flatnonzero(have != want)
+        if not len(bad):
+            return f"cards: {len(self.all_cards())} cards, the game has {g.num_cards}"
+        t = int(bad[0])
+        where = [name for name, lists in zones.items() if any(t in lst for lst in lists)]
+        return (f"{', '.join(where) or 'cards'}: {g.card_names[t]} is there {int(have[t])} time(s), the game has "
+                f"{int(want[t])} (each card exactly once across removed, decks, piles, seqs and held)")
 
     def clone(self) -> "BarakkaState":
         # Barakka draws no chance after the deal, so the clone may share the (never again used)

@@ -409,23 +409,27 @@ def test_env_info_carries_final_scores_and_breakdown():
     assert final["player_1"][0] == pytest.approx(-reward0)
 
 
-def test_table_memory_resample_redeals_covered_cards_keeping_their_colour():
-    game, s = rig(memory="table")
-    give(s, 1, "red", 1, 2, 3)
-    give(s, 0, "blue", 5, 4)
-    s.piles[0] = [game.card("green", 1), game.card("green", 2), game.card("orange", 3)]
-    conserve(s)
+def test_table_memory_resample_keeps_every_card_the_seat_ever_saw():
+    """Table memory forgets covered cards in the vector, but the seat saw each of them when it lay
+    on top: a resampled world must replay the seat's past observations, so only the deck (and the
+    opponent's card drawn from it) is dealt again."""
+    import random
+
+    game = BarakkaGame(memory="table")
+    s = game.new_state(7)
+    rnd = random.Random(7)
+    for _ in range(120):
+        s.apply(rnd.choice(s.legal_actions()))
     rng = np.random.default_rng(0)
     changed = False
-    for _ in range(20):
+    for _ in range(10):
         w = s.resample_hidden(0, rng)
-        assert not w.invariants()
-        red, blue = w.seqs[1][3], w.seqs[0][4]
-        assert red[-1] == game.card("red", 3) and all(x // 6 == 3 for x in red)
-        assert blue[-1] == game.card("blue", 4) and all(x // 6 == 4 for x in blue)
-        assert w.piles[0][-1] == game.card("orange", 3)
+        assert w.seqs == s.seqs and w.piles == s.piles and w.history == s.history
+        hidden = lambda t: sorted(t.decks[0] + (t.held[1] if t.current_player == 1 and t.phase == "play" and t.held_src < 0 else []))
+        assert hidden(w) == hidden(s) and w.held[0] == s.held[0]
+        assert sorted(w.all_cards()) == game.full_deck
         np.testing.assert_array_equal(w.observation(0), s.observation(0))
-        changed |= red != s.seqs[1][3] or w.piles[0] != s.piles[0]
+        changed |= w.decks != s.decks
     assert changed
 
 
@@ -498,3 +502,56 @@ def test_derived_dup_blocks_count_the_known_copies_in_each_sequence(memory):
         legal = st.legal_actions()
         st.apply(legal[int(rng.integers(len(legal)))])
     assert seen > 0  # a random game holds a duplicate at some point
+
+
+# -- game ends through the env ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reward", ["win", "score"])
+def test_env_game_reaching_its_turn_cap_is_truncated_not_terminated_with_zero_rewards(reward):
+    """A game played through the env to its own ``max_turns`` cap (decision 3) ends truncated for
+    every agent, never terminated, with reward 0; the final info says so."""
+    env = kabenvs.make("barakka_v0", max_turns=6, reward=reward)
+    for seed in range(3):
+        env.reset(seed=seed)
+        rnd = np.random.default_rng(seed)
+        ended = {}
+        steps = 0
+        for agent in env.agent_iter():
+            obs, rew, term, trunc, info = env.last()
+            if term or trunc:
+                ended[agent] = (rew, term, trunc, info)
+                env.step(None)
+                continue
+            env.step(int(rnd.choice(np.flatnonzero(obs["action_mask"]))))
+            steps += 1
+        assert steps == 12  # 6 turns of two decisions, the deck far from empty
+        assert set(ended) == {"player_0", "player_1"}
+        for rew, term, trunc, info in ended.values():
+            assert trunc and not term and rew == 0.0
+            assert info["truncated"] is True and "truncated_by" not in info  # the game's cap, not the env's
+        state = env.unwrapped.state
+        assert state.truncated and state.turn == 6 and state.decks[0]
+
+
+def test_env_score_tie_at_the_natural_end_pays_zero_and_names_both_winners():
+    """A second, independent tie: equal non-zero scores at the end of the deck, played through the
+    env from a saved position: both win, both rewards 0 (no tie-break in the rulebook)."""
+    for reward in ("win", "score"):
+        game, s = rig(reward=reward)
+        give(s, 0, "red", 1, 2, 3)  # 5 points
+        give(s, 1, "blue", 2, 1, 3)  # 5 points
+        conserve(s)
+        s.piles[1] = s.decks[0][:-1] + s.piles[1]  # one card left in the deck
+        s.decks[0] = s.decks[0][-1:]
+        s.touch()
+        assert not s.invariants(), s.invariants()
+        env = kabenvs.make("barakka_v0", reward=reward)
+        env.reset(options={"state": s.to_json()})
+        env.step(game.catalog.lookup_name("draw from the deck"))
+        env.step(game.catalog.lookup_name("discard onto pile 1"))
+        for agent in ("player_0", "player_1"):
+            assert env.terminations[agent] and not env.truncations[agent]
+            assert env.rewards[agent] == env._cumulative_rewards[agent] == 0.0
+            info = env.infos[agent]
+            assert info["scores"] == [5.0, 5.0] and info["winners"] == [0, 1]
