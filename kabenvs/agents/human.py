@@ -83,7 +83,11 @@ class Console:
     def _read_line(self) -> str:
         """One line, but never more than ``MAX_ANSWER + 1`` characters of it: the rest of an
         overlong line is read and dropped (a pasted 50 MB line costs no memory and no echo)."""
-        line = self.input.readline(MAX_ANSWER + 1)
+        try:
+            line = self.input.readline(MAX_ANSWER + 1)
+        except TypeError:  # a stream-like object whose readline takes no size
+            line = self.input.readline()
+            return line if len(line) <= MAX_ANSWER else line[:MAX_ANSWER + 1]
         if len(line) > MAX_ANSWER and not line.endswith("\n"):
             while True:
                 rest = self.input.readline(1 << 16)
