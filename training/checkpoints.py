@@ -80,8 +80,9 @@ def remove_stale_temporaries(*folders: Path) -> list[Path]:
 
 
 # -- checkpoints ----------------------------------------------------------------------------------
-def save_checkpoint(save_model: Callable, model, path: Path, game, progress: dict[str, Any]) -> Path:
-    """Save ``model`` as ``path`` (``step_<N>.zip``) + its ``.json`` metadata, atomically.
+def save_model_atomically(save_model: Callable, model, path: Path, game,
+                          extra: dict[str, Any] | None = None) -> Path:
+    """Save ``model`` as ``path`` (``NAME.zip``) + ``NAME.json`` metadata, each file atomically.
 
     ``save_model`` (``kabenvs.agents.policy.save_model``) writes both files under a temporary name
     in the same folder; they are flushed and renamed into place, the archive first. A kill between
@@ -92,7 +93,7 @@ def save_checkpoint(save_model: Callable, model, path: Path, game, progress: dic
     tmp = path.with_name(f".{path.stem}.{os.getpid()}.tmp.zip")
     tmp_meta = tmp.with_suffix(".json")
     try:
-        written = Path(save_model(model, tmp, game, extra={"progress": dict(progress)}))
+        written = Path(save_model(model, tmp, game, extra=extra))
         for p in (written, tmp_meta):
             _fsync_file(p)
         os.replace(written, path)
@@ -105,6 +106,11 @@ def save_checkpoint(save_model: Callable, model, path: Path, game, progress: dic
                 pass
     _fsync_dir(path.parent)
     return path
+
+
+def save_checkpoint(save_model: Callable, model, path: Path, game, progress: dict[str, Any]) -> Path:
+    """A checkpoint: the model with the trainer's progress in its metadata (see ``checkpoint_progress``)."""
+    return save_model_atomically(save_model, model, path, game, extra={"progress": dict(progress)})
 
 
 def checkpoint_problem(path: Path) -> str | None:
@@ -251,5 +257,5 @@ def _int(text) -> int | None:
 __all__ = [
     "CHECKPOINT_RE", "SNAPSHOT_RE", "checkpoint_problem", "checkpoint_progress", "load_snapshot",
     "numbered", "prune", "read_csv_rows", "remove_stale_temporaries", "save_checkpoint",
-    "save_snapshot", "set_aside", "trim_csv", "write_csv_rows", "write_progress",
+    "save_model_atomically", "save_snapshot", "set_aside", "trim_csv", "write_csv_rows", "write_progress",
 ]

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import time
 from pathlib import Path
 from typing import Any
@@ -178,7 +179,7 @@ class Trainer:
                 ck.set_aside(path)
                 skipped.append(f"{path.name} ({problem}; renamed *{ck.BROKEN_SUFFIX})")
                 continue
-            self.progress.update(ck.checkpoint_progress(path))
+            self.progress.update(ck.checkpoint_progress(path) or self._old_progress(path))
             self.progress["checkpoint"] = path.name
             break
         else:
@@ -194,6 +195,14 @@ class Trainer:
             notes.append(f"unreadable snapshots skipped: {', '.join(unreadable)}")
         self.echo(f"resuming {self.run.path} from {path.name} (the newest intact checkpoint) at step {step} "
                   f"with {len(self.pool.snapshots)} snapshots" + (f"; {'; '.join(notes)}" if notes else ""))
+
+    def _old_progress(self, path: Path) -> dict:
+        """progress.json, for a checkpoint written before checkpoints carried their progress."""
+        try:
+            saved = json.loads(self.run.progress.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return saved if isinstance(saved, dict) and saved.get("checkpoint") == path.name else {}
 
     def _restore_snapshots(self, step: int) -> list[str]:
         """Reload the pool's snapshots up to ``step``; later ones belong to a lost future: deleted."""
