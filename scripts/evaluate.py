@@ -31,8 +31,14 @@ class UsageError(Exception):
     pass
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line naming the problem instead of usage + message
+        print(f"error: {message} (see --help)", file=sys.stderr)
+        sys.exit(2)
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = _Parser(description=__doc__.split("\n")[0])
     p.add_argument("seats", nargs="*", metavar="SEAT", help="model path, 'heuristic' or 'random'")
     p.add_argument("--game", metavar="ENV_ID", help="env id (default: the first model's)")
     p.add_argument("--players", type=int, help="number of players (default: the model's, else the game's default)")

@@ -120,3 +120,10 @@ def test_evaluate_option_that_is_not_yaml(capsys):
     code = _script("evaluate").main(["heuristic", "random", "--game", "kabaleo_v0", "--option", "mode=["])
     err = capsys.readouterr().err
     assert code == 2 and len(err.splitlines()) == 1 and "--option 'mode=['" in err and "not valid YAML" in err
+
+
+def test_evaluate_bad_argument_is_one_line(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        _script("evaluate").main(["heuristic", "--deals", "many"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and len(err.splitlines()) == 1 and "--deals" in err
