@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from kabenvs.core.errors import ConfigError, IllegalActionError
+from kabenvs.core.errors import ConfigError, IllegalActionError, KabenvsError
 from kabenvs.core.game import Game, State
 from kabenvs.core.registry import game_class
 
@@ -44,7 +44,7 @@ _SEAT_KEYS = ("kind", "name", "model_path", "model_hash")
 _REQUIRED = ("env_id", "config", "seed", "seats", "actions", "result")
 
 
-class RecordError(ValueError):
+class RecordError(KabenvsError, ValueError):
     """A game log that cannot be read or a record that does not replay; the message says where."""
 
 
@@ -181,8 +181,25 @@ def append_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
     if path.parent and not path.parent.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(record, sort_keys=True, separators=(",", ":"), default=_json_default)
-    with open(path, "a", encoding="utf-8") as fh:
-        fh.write(line + "\n")  # one write per record: concurrent writers do not interleave lines
+    data = (line + "\n").encode("utf-8")
+    # One O_APPEND write per record (concurrent writers do not interleave lines), flushed to disk:
+    # a killed writer leaves the log as it was or with the whole record, at worst a cut-off last
+    # line, which starts on a line of its own here so the records after it still read.
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        if _ends_without_newline(fd):
+            data = b"\n" + data
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _ends_without_newline(fd: int) -> bool:
+    size = os.fstat(fd).st_size
+    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
 
 
 def read_records(path: str | os.PathLike) -> list[dict[str, Any]]:
@@ -202,38 +219,119 @@ def read_records(path: str | os.PathLike) -> list[dict[str, Any]]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
+            if lineno == len(text.splitlines()) and not text.endswith("\n"):
+                raise RecordError(f"{where}: the last record is cut off (its writer was stopped "
+                                  f"mid-line?); remove that line to read the others") from None
             raise RecordError(f"{where}: not a JSON game record ({exc.msg} at column {exc.colno})") from None
+        except RecursionError:
+            raise RecordError(f"{where}: the JSON is nested too deeply to be a game record") from None
         check_record(record, where)
         records.append(record)
     return records
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def check_record(record: Any, where: str = "record") -> None:
-    """Shape checks that make later errors impossible to misread (not a replay)."""
+    """Type and shape checks of every field a reader uses (not a replay): a malformed record is a
+    one-line ``RecordError`` naming the field, the value and what is allowed, never a crash later."""
     if not isinstance(record, dict):
         raise RecordError(f"{where}: a game record must be a JSON object, got {type(record).__name__}")
     missing = [k for k in _REQUIRED if k not in record]
     if missing:
         raise RecordError(f"{where}: not a kabenvs game record (missing {', '.join(missing)})")
-    if record.get("version", VERSION) > VERSION:
-        raise RecordError(
-            f"{where}: record version {record['version']} is newer than this kabenvs reads ({VERSION})"
-        )
-    if not isinstance(record["seats"], list) or not isinstance(record["actions"], list):
-        raise RecordError(f"{where}: 'seats' and 'actions' must be lists")
-    for i, act in enumerate(record["actions"]):
+
+    def bad(field: str, value: Any, allowed: str) -> RecordError:
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        return RecordError(f"{where}: {field}={shown} is not allowed; it must be {allowed}")
+
+    if "format" in record and record["format"] != FORMAT:
+        raise bad("format", record["format"], repr(FORMAT))
+    version = record.get("version", VERSION)
+    if not _is_int(version) or version < 1:
+        raise bad("version", version, f"an integer from 1 to {VERSION}")
+    if version > VERSION:
+        raise RecordError(f"{where}: record version {version} is newer than this kabenvs reads ({VERSION})")
+    if not isinstance(record["env_id"], str):
+        raise bad("env_id", record["env_id"], "an env id string such as 'kabaleo_v0'")
+    config = record["config"]
+    if not isinstance(config, dict):
+        raise bad("config", config, "an object of the game's options")
+    if not _is_int(record["seed"]) or record["seed"] < 0:
+        raise bad("seed", record["seed"], "an integer >= 0")
+    seats = record["seats"]
+    if not isinstance(seats, list) or not seats:
+        raise bad("seats", seats, "a non-empty list of seat objects")
+    for i, seat in enumerate(seats):
+        if not isinstance(seat, dict):
+            raise bad(f"seats[{i}]", seat, "an object like {\"kind\": \"human\", \"name\": \"ann\"}")
+        if seat.get("kind") not in SEAT_KINDS:
+            raise bad(f"seats[{i}].kind", seat.get("kind"), f"one of {list(SEAT_KINDS)}")
+        for key in ("name", "model_path", "model_hash"):
+            if seat.get(key) is not None and not isinstance(seat[key], str):
+                raise bad(f"seats[{i}].{key}", seat[key], "a string or null")
+    n = len(seats)
+    actions = record["actions"]
+    if not isinstance(actions, list):
+        raise bad("actions", actions, "a list of action objects")
+    for i, act in enumerate(actions):
         if not isinstance(act, dict) or "action" not in act or "player" not in act:
             raise RecordError(f"{where}: action {i} must be an object with 'player' and 'action'")
-    result = record["result"]
+        if not _is_int(act["action"]) or act["action"] < 0:
+            raise bad(f"actions[{i}].action", act["action"], "an action id (an integer >= 0)")
+        if not _is_int(act["player"]) or not 0 <= act["player"] < n:
+            raise bad(f"actions[{i}].player", act["player"], f"a seat number 0..{n - 1}")
+        if act.get("name") is not None and not isinstance(act["name"], str):
+            raise bad(f"actions[{i}].name", act["name"], "a string or null")
+    _check_result(record["result"], n, bad, where)
+    digest = record.get("final_state_sha256")
+    if digest is not None and not isinstance(digest, str):
+        raise bad("final_state_sha256", digest, "a hex string or null")
+
+
+def _check_result(result: Any, n: int, bad, where: str) -> None:
     if not isinstance(result, dict) or "winners" not in result or "returns" not in result:
         raise RecordError(f"{where}: 'result' must hold 'winners' and 'returns'")
+    for key in ("finished", "truncated"):
+        if key in result and not isinstance(result[key], bool):
+            raise bad(f"result.{key}", result[key], "true or false")
+    winners = result["winners"]
+    if not isinstance(winners, list) or not all(_is_int(w) and 0 <= w < n for w in winners):
+        raise bad("result.winners", winners, f"a list of seat numbers 0..{n - 1}")
+    returns = result["returns"]
+    if not isinstance(returns, list) or len(returns) != n or not all(_is_number(r) for r in returns):
+        raise bad("result.returns", returns, f"a list of {n} numbers (one per seat)")
+    scores = result.get("scores")
+    if scores is not None and (not isinstance(scores, list) or len(scores) != n):
+        raise bad("result.scores", scores, f"null or a list of {n} values (one per seat)")
+
+
+def check_against_game(record: dict[str, Any], game: Game, where: str = "record") -> None:
+    """What only the game can tell: the seat count and the range of every action id."""
+    if len(record["seats"]) != game.num_players:
+        raise RecordError(f"{where}: {len(record['seats'])} seats for a {game.num_players}-player "
+                          f"{game.env_id} game; there must be one seat per player")
+    for i, act in enumerate(record["actions"]):
+        if act["action"] >= game.num_actions:
+            raise RecordError(f"{where}: actions[{i}].action={act['action']} is out of range; "
+                              f"{game.env_id} has action ids 0..{game.num_actions - 1}")
 
 
 def game_of(record: dict[str, Any]) -> Game:
     """The ``Game`` a record was played in (its env id and config)."""
     try:
-        return game_class(record["env_id"])(**record["config"])
-    except ConfigError as exc:
+        cls = game_class(record["env_id"])
+        if not all(isinstance(k, str) for k in record["config"]):
+            raise ConfigError(f"config keys must be option names, got {list(record['config'])!r}")
+        return cls(**record["config"])
+    except (ConfigError, TypeError, ValueError) as exc:  # a wrong type deep in a config: TypeError
         raise RecordError(f"cannot rebuild the game of this record: {exc}") from None
 
 
@@ -246,6 +344,7 @@ def replay_states(record: dict[str, Any], game: Game | None = None) -> Iterator[
     """
     check_record(record)
     game = game if game is not None else game_of(record)
+    check_against_game(record, game)
     state = game.new_state(np.random.default_rng(int(record["seed"])))
     yield state.clone()
     for step, act in enumerate(record["actions"]):
@@ -256,13 +355,14 @@ def replay_states(record: dict[str, Any], game: Game | None = None) -> Iterator[
                 f"the game says {state.current_player}"
             )
         try:
+            now = state.action_name(action)  # named before it is taken, as make_record does
             state.apply(action)
-        except IllegalActionError as exc:
+        except (IllegalActionError, IndexError) as exc:
             raise RecordError(f"replay diverges at step {step}: {exc}") from None
         name = act.get("name")
-        if name is not None and state.action_name(action) != name:
+        if name is not None and now != name:
             raise RecordError(
-                f"replay diverges at step {step}: action {action} is {state.action_name(action)!r} "
+                f"replay diverges at step {step}: action {action} is {now!r} "
                 f"now but {name!r} in the log (a different version of the game?)"
             )
         yield state.clone()

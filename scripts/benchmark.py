@@ -117,29 +117,42 @@ def training_rows(env_ids: list[str], seconds: float) -> list[dict]:
     return rows
 
 
-def print_table(rows: list[dict]) -> None:
+def _train_rate(row: dict) -> float:
+    """Learner env steps per second of a training row (``training/throughput.py`` says
+    ``steps_per_s``; older JSON files said ``env_steps_per_s``)."""
+    return float(row.get("steps_per_s", row.get("env_steps_per_s", float("nan"))))
+
+
+def format_table(rows: list[dict]) -> str:
     ref = {r["env"].split()[-1]: r["agent_steps_per_s"] for r in rows if r["env"].startswith("pettingzoo")
            and r["loop"] == "AEC"}
-    print(f"{'env':<34} {'loop':<5} {'agent-steps/s':>13} {'games/s':>9} {'mean len':>9} "
-          f"{'x tictactoe':>11} {'x connect4':>10}  config")
+    lines = [f"{'env':<34} {'loop':<5} {'agent-steps/s':>13} {'games/s':>9} {'mean len':>9} "
+             f"{'x tictactoe':>11} {'x connect4':>10}  config"]
     for r in rows:
         if r["loop"] == "train":
             continue
         sps = r["agent_steps_per_s"]
-        t = sps / ref["tictactoe_v3"] if "tictactoe_v3" in ref else float("nan")
-        c = sps / ref["connect_four_v3"] if "connect_four_v3" in ref else float("nan")
+        t = sps / ref["tictactoe_v3"] if ref.get("tictactoe_v3") else float("nan")
+        c = sps / ref["connect_four_v3"] if ref.get("connect_four_v3") else float("nan")
         cfg = ",".join(f"{k}={v}" for k, v in sorted(r.get("config", {}).items())) or "defaults"
-        print(f"{r['env']:<34} {r['loop']:<5} {sps:>13,.0f} {r['games_per_s']:>9,.1f} "
-              f"{r['mean_game_length']:>9.1f} {t:>11.2f} {c:>10.2f}  {cfg}")
+        lines.append(f"{r['env']:<34} {r['loop']:<5} {sps:>13,.0f} {r['games_per_s']:>9,.1f} "
+                     f"{r['mean_game_length']:>9.1f} {t:>11.2f} {c:>10.2f}  {cfg}")
     train = [r for r in rows if r["loop"] == "train"]
     if train:
-        base = train[0]["env_steps_per_s"]
-        print(f"\n{'training throughput':<52} {'env-steps/s':>11} {'x tutorial':>10} "
-              f"{'env':>6} {'opponents':>9} {'update':>7}")
+        base = _train_rate(train[0])  # the first training row is the tutorial's baseline
+        lines.append(f"\n{'training throughput':<52} {'env-steps/s':>11} {'x tutorial':>10} "
+                     f"{'env':>6} {'opponents':>9} {'update':>7}")
         for r in train:
-            print(f"{r['env']:<52} {r['env_steps_per_s']:>11,.0f} {r['env_steps_per_s'] / base:>10.2f} "
-                  f"{r.get('share_env', float('nan')):>6.0%} {r.get('share_opponents', float('nan')):>9.0%} "
-                  f"{r.get('share_update', float('nan')):>7.0%}")
+            rate = _train_rate(r)
+            ratio = rate / base if base else float("nan")
+            lines.append(f"{r['env']:<52} {rate:>11,.0f} {ratio:>10.2f} "
+                         f"{r.get('share_env', float('nan')):>6.0%} {r.get('share_opponents', float('nan')):>9.0%} "
+                         f"{r.get('share_update', float('nan')):>7.0%}")
+    return "\n".join(lines)
+
+
+def print_table(rows: list[dict]) -> None:
+    print(format_table(rows))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -33,8 +33,14 @@ class UsageError(Exception):
     pass
 
 
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line naming the problem instead of usage + message
+        print(f"error: {message} (see --help)", file=sys.stderr)
+        sys.exit(2)
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = _Parser(description=__doc__.split("\n")[0])
     p.add_argument("seats", nargs="*", metavar="SEAT", help="model path, 'heuristic' or 'random'")
     p.add_argument("--game", metavar="ENV_ID", help="env id (default: the first model's)")
     p.add_argument("--players", type=int, help="number of players (default: the model's, else the game's default)")
@@ -52,6 +58,11 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
+def _short(text: str, limit: int = 60) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."
+
+
 def _parse_options(items: list[str]) -> dict:
     import yaml
 
@@ -59,8 +70,16 @@ def _parse_options(items: list[str]) -> dict:
     for item in items:
         key, sep, text = item.partition("=")
         if not sep or not key:
-            raise UsageError(f"--option {item!r}: write KEY=VALUE, e.g. mode=equitable")
-        out[key.strip()] = yaml.safe_load(text)
+            raise UsageError(f"--option {_short(item)}: write KEY=VALUE, e.g. mode=equitable")
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise UsageError(f"--option {_short(item)}: the value {_short(text)} is not valid YAML ({problem}); "
+                             "write KEY=VALUE with a number, true/false, a name or a [list]") from None
+        except RecursionError:
+            raise UsageError(f"--option {_short(item)}: the value is nested too deeply") from None
+        out[key.strip()] = value
     return out
 
 
@@ -82,7 +101,10 @@ def build_game(args, model_paths: list[str]):
             options = {**meta["game_config"], **options}
     if args.players is not None:
         options["num_players"] = args.players
-    return make_game(env_id, **options)
+    try:
+        return make_game(env_id, **{str(k): v for k, v in options.items()})
+    except TypeError as exc:  # a wrong type deep in a game's config (a ConfigError is reported as is)
+        raise UsageError(f"bad game option for {env_id}: {exc}") from None
 
 
 def build_competitors(args, game):

@@ -89,6 +89,7 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "dir": Key("str", "runs", doc="parent folder of run folders"),
         "name": Key("str", None, doc="run folder name (default: config file stem)"),
         "checkpoint_interval": Key("int", 50_000, 1),
+        "keep_checkpoints": Key("int", 3, 1, 1000, doc="the newest checkpoints kept on disk (older ones deleted)"),
         "tensorboard": Key("bool", True),
         "progress_bar": Key("bool", True),
         "verbose": Key("int", 0, 0, 2),
@@ -264,9 +265,13 @@ def apply_overrides(raw: Any, overrides: list[str], source: str) -> Any:
                 f"--set {item!r}: unknown section {section!r}{_suggest(section, SECTIONS)}; allowed: {list(SECTIONS)}"
             )
         try:
-            value = yaml.safe_load(text)
-        except yaml.YAMLError:
+            value = yaml.load(text, Loader=StrictLoader)
+        except yaml.YAMLError as exc:
+            if getattr(exc, "duplicate", False):
+                raise TrainingConfigError(f"--set {item!r}: {exc.problem}") from None
             value = text
+        except RecursionError:
+            value = text  # not YAML: the text itself (validate() says if a string is wrong there)
         if raw.get(section) is None:
             raw[section] = {}
         if not isinstance(raw[section], dict):
@@ -275,20 +280,90 @@ def apply_overrides(raw: Any, overrides: list[str], source: str) -> Any:
     return raw
 
 
-def load_config(path: str | Path, overrides: list[str] | None = None) -> dict[str, Any]:
-    """Read and validate a YAML config file (plus ``--set`` overrides)."""
+def _strict_loader():
     import yaml
 
-    p = Path(path)
-    if not p.is_file():
-        raise TrainingConfigError(f"config file {str(p)!r} does not exist")
+    class StrictLoader(yaml.SafeLoader):
+        """PyYAML's SafeLoader, except that a key given twice in one mapping is refused (the plain
+        loader silently keeps the last one, so a pasted second ``n_envs:`` would win unnoticed)."""
+
+        def construct_mapping(self, node, deep=False):
+            if isinstance(node, yaml.MappingNode):
+                seen: dict[Any, int] = {}
+                for key_node, _ in node.value:
+                    if key_node.tag == "tag:yaml.org,2002:merge":
+                        continue  # "<<: *defaults" may be overridden by design
+                    key = self.construct_object(key_node, deep=True)
+                    try:
+                        first = seen.get(key)
+                    except TypeError:
+                        continue  # unhashable: the base class reports it
+                    line = key_node.start_mark.line + 1
+                    if first is not None:
+                        raise DuplicateKeyError(key, first, line, key_node.start_mark)
+                    seen[key] = line
+            return super().construct_mapping(node, deep)
+
+    class DuplicateKeyError(yaml.constructor.ConstructorError):
+        duplicate = True
+
+        def __init__(self, key, first: int, second: int, mark) -> None:
+            super().__init__(None, None, f"duplicated key {key!r} (lines {first} and {second}); "
+                             "each key may appear once in a mapping", mark)
+
+    return StrictLoader
+
+
+class _LazyLoader:
+    """The loader class is built on first use (importing this module must not import yaml)."""
+
+    _cls = None
+
+    def __call__(self, stream):
+        if _LazyLoader._cls is None:
+            _LazyLoader._cls = _strict_loader()
+        return _LazyLoader._cls(stream)
+
+
+StrictLoader = _LazyLoader()
+
+
+def parse_yaml(text: str, source: str) -> Any:
+    """Parse YAML text with ``StrictLoader``; any problem is a one-line ``TrainingConfigError``."""
+    import yaml
+
     try:
-        raw = yaml.safe_load(p.read_text())
+        return yaml.load(text, Loader=StrictLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise TrainingConfigError(f"{p}: malformed YAML{where}: {problem}") from None
+        raise TrainingConfigError(f"{source}: malformed YAML{where}: {problem}") from None
+    except RecursionError:
+        raise TrainingConfigError(f"{source}: the YAML is nested too deeply to be a training config") from None
+
+
+def load_yaml_file(path: str | Path) -> Any:
+    """Read a YAML file (UTF-8) and parse it strictly; errors name the file and the problem."""
+    p = Path(path)
+    if not p.is_file():
+        raise TrainingConfigError(f"config file {str(p)!r} does not exist")
+    try:
+        text = p.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TrainingConfigError(
+            f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            "save the config as UTF-8"
+        ) from None
+    except OSError as exc:
+        raise TrainingConfigError(f"{p}: cannot read the config ({exc.strerror or exc})") from None
+    return parse_yaml(text, str(p))
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> dict[str, Any]:
+    """Read and validate a YAML config file (plus ``--set`` overrides)."""
+    p = Path(path)
+    raw = load_yaml_file(p)
     raw = apply_overrides(raw, overrides or [], str(p))
     cfg = validate(raw, source=str(p))
     if cfg["output"]["name"] is None:
@@ -309,5 +384,7 @@ def make_game_from_config(cfg: dict[str, Any], **override):
 def dump_config(cfg: dict[str, Any], path: Path) -> None:
     import yaml
 
-    path.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    from kabenvs.core.files import atomic_write
+
+    atomic_write(path, yaml.safe_dump(cfg, sort_keys=False))
 

@@ -4,29 +4,36 @@ Run folder (``output.dir/output.name``)::
 
     config.yaml            the resolved config (every default filled in)
     checkpoints/           step_<N>.zip (SB3 archive, for --resume) + step_<N>.safetensors/.json (the
-                           safe model), every output.checkpoint_interval steps, on Ctrl-C, and at
-                           the end; progress.json says where to resume
-    snapshots/             snap_<N>.pt: the opponent pool's frozen policies (restored by --resume)
+                           safe model; the .json also records the progress at that step), every
+                           output.checkpoint_interval steps, on Ctrl-C, and at the end; the newest
+                           output.keep_checkpoints are kept; progress.json summarises the last one
+    snapshots/             snap_<N>.pt: the opponent pool's frozen policies (restored by --resume;
+                           the newest self_play.max_snapshots are kept, plus those up to the
+                           last checkpoint)
     tensorboard/           SB3's TensorBoard logs plus eval/win_rate_<baseline>
     evaluations.csv        one row per (step, baseline) evaluation
     win_rate.png           win rate against each baseline over training steps, with 95% CIs
     final_model.safetensors/.json  the trained policy as a safe model (share and play this one)
     final_model.zip        SB3's archive of the final model (unpickled on load: trusted like code)
     final_evaluation.json  the final table as JSON
+
+Every file is written atomically and ``--resume`` takes the newest intact checkpoint
+(``training/checkpoints.py``), so a run killed at any moment can be resumed.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
-import re
 import time
 from pathlib import Path
 from typing import Any
 
 from kabenvs.agents.policy import PolicyAgent, save_model
-from kabenvs.core.errors import ConfigError
-from training.config import dump_config, make_game_from_config, validate
+from kabenvs.core.files import atomic_write, atomic_write_json
+from training import checkpoints as ck
+from training.config import dump_config, load_yaml_file, make_game_from_config, validate
 from training.evaluation import BASELINES, Report, solo_reports, versus_baseline
 
 CSV_FIELDS = ["step", "phase", "baseline", "players", "games", "win_rate", "ci_low", "ci_high", "mean_return",
@@ -51,12 +58,16 @@ class RunFolder:
             p.mkdir(parents=True, exist_ok=True)
 
     def latest_checkpoint(self) -> Path | None:
-        if self.progress.is_file():
-            name = json.loads(self.progress.read_text()).get("checkpoint")
-            if name and (self.checkpoints / name).is_file():
-                return self.checkpoints / name
-        found = sorted(self.checkpoints.glob("step_*.zip"), key=lambda p: int(re.findall(r"\d+", p.stem)[0]))
-        return found[-1] if found else None
+        """The newest intact checkpoint (a broken newer one, e.g. from ``kill -9``, is passed over)."""
+        for path, problem in self.checkpoint_candidates():
+            if problem is None:
+                return path
+        return None
+
+    def checkpoint_candidates(self) -> list[tuple[Path, str | None]]:
+        """Every checkpoint, newest first, with what is wrong with it (None: intact)."""
+        found = ck.numbered(self.checkpoints, ck.CHECKPOINT_RE)
+        return [(path, ck.checkpoint_problem(path)) for _, path in reversed(found)]
 
 
 def fresh_run_folder(cfg: dict[str, Any]) -> Path:
@@ -148,39 +159,98 @@ class Trainer:
         from training.imitation import warm_start
 
         stats = warm_start(self.model, self.game, self.cfg, echo=self.echo)
-        (self.run.path / "imitation.json").write_text(json.dumps(stats, indent=2) + "\n")
+        atomic_write_json(self.run.path / "imitation.json", stats, indent=2)
         if stats.get("examples"):
             self._record(0, self.evaluate_now(self.cfg["evaluation"]["deals"]), phase="imitation")
         self._seconds_before = self.train_seconds()  # the run's time includes the warm start
 
     def _restore(self, tb: str | None) -> None:
+        """Load the newest checkpoint that is intact and loads; say in one line which one."""
         from sb3_contrib import MaskablePPO
-        import torch
 
-        ckpt = self.run.latest_checkpoint()
-        if ckpt is None:
-            raise ConfigError(f"--resume: no checkpoint in {self.run.checkpoints}; nothing to resume")
-        if self.run.progress.is_file():
-            self.progress.update(json.loads(self.run.progress.read_text()))
+        ck.remove_stale_temporaries(self.run.path, self.run.checkpoints, self.run.snapshots)
+        skipped = []
+        for path, problem in self.run.checkpoint_candidates():
+            if problem is None:
+                try:
+                    self.model = MaskablePPO.load(str(path), env=self.env, device=self.cfg["algorithm"]["device"],
+                                                  tensorboard_log=tb)
+                except Exception as exc:  # a checkpoint that passed the checks but does not load
+                    problem = f"it does not load ({type(exc).__name__})"
+            if problem is not None:
+                ck.set_aside(path)
+                skipped.append(f"{path.name} ({problem}; renamed *{ck.BROKEN_SUFFIX})")
+                continue
+            self.progress.update(ck.checkpoint_progress(path) or self._old_progress(path))
+            self.progress["checkpoint"] = path.name
+            break
+        else:
+            self._start_over(tb, skipped)
+            return
         self._seconds_before = float(self.progress.get("train_seconds", 0.0))
-        self.model = MaskablePPO.load(str(ckpt), env=self.env, device=self.cfg["algorithm"]["device"],
-                                      tensorboard_log=tb)
+        step = self.model.num_timesteps
+        ck.trim_csv(self.run.csv, CSV_FIELDS, step)  # evaluations after the checkpoint are redone
         self.pool.set_current(self.model.policy)
-        snaps = sorted(self.run.snapshots.glob("snap_*.pt"), key=lambda p: int(p.stem.split("_")[1]))
-        for path in snaps[-self.cfg["self_play"]["max_snapshots"]:]:
-            step = int(path.stem.split("_")[1])
-            if step <= self.model.num_timesteps:
-                self.pool.add_snapshot(step, state_dict=torch.load(path, weights_only=True))
-        self.echo(f"resuming {self.run.path} from {ckpt.name} at step {self.model.num_timesteps} "
-                  f"with {len(self.pool.snapshots)} snapshots")
+        unreadable = self._restore_snapshots(step)
+        notes = [f"skipped {', '.join(skipped)}"] if skipped else []
+        if unreadable:
+            notes.append(f"unreadable snapshots skipped: {', '.join(unreadable)}")
+        self.echo(f"resuming {self.run.path} from {path.name} (the newest intact checkpoint) at step {step} "
+                  f"with {len(self.pool.snapshots)} snapshots" + (f"; {'; '.join(notes)}" if notes else ""))
+
+    def _old_progress(self, path: Path) -> dict:
+        """progress.json, for a checkpoint written before checkpoints carried their progress."""
+        try:
+            saved = json.loads(self.run.progress.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return saved if isinstance(saved, dict) and saved.get("checkpoint") == path.name else {}
+
+    def _restore_snapshots(self, step: int) -> list[str]:
+        """Reload the pool's snapshots up to ``step``; later ones belong to a lost future: deleted."""
+        unreadable = []
+        snaps = ck.numbered(self.run.snapshots, ck.SNAPSHOT_RE)
+        for snap_step, path in snaps:
+            if snap_step > step:
+                path.unlink(missing_ok=True)
+        usable = [(k, p) for k, p in snaps if k <= step][-self.cfg["self_play"]["max_snapshots"]:]
+        for snap_step, path in usable:
+            state_dict = ck.load_snapshot(path)
+            if state_dict is None:
+                unreadable.append(path.name)
+                path.unlink(missing_ok=True)
+                continue
+            self.pool.add_snapshot(snap_step, state_dict=state_dict)
+        return unreadable
+
+    def _start_over(self, tb: str | None, skipped: list[str]) -> None:
+        """No usable checkpoint (killed before the first one): train this run again from step 0."""
+        from training.build import make_model
+
+        for _, path in ck.numbered(self.run.snapshots, ck.SNAPSHOT_RE):
+            path.unlink(missing_ok=True)
+        ck.trim_csv(self.run.csv, CSV_FIELDS, -1)
+        self.resume = False
+        why = f" (skipped {', '.join(skipped)})" if skipped else ""
+        self.echo(f"no intact checkpoint in {self.run.checkpoints}{why}; starting {self.run.path} over from step 0")
+        self.model = make_model(self.cfg, self.env, tensorboard_log=tb)
+        if self.cfg["imitation"]["games"] > 0:
+            self._warm_start()
 
     # -- events during training -----------------------------------------------------------------
     def take_snapshot(self, step: int) -> None:
-        import torch
-
         key = self.pool.add_snapshot(step)
-        torch.save(self.pool.snapshots[key].state_dict(), self.run.snapshots / f"snap_{step}.pt")
+        ck.save_snapshot(self.pool.snapshots[key].state_dict(), self.run.snapshots / f"snap_{step}.pt")
         self.progress["last_snapshot"] = step
+        self._prune_snapshots()
+
+    def _prune_snapshots(self) -> None:
+        """Keep the newest ``max_snapshots`` on disk, and also those --resume would reload from the
+        last checkpoint (snapshots taken after it are dropped on resume): at most twice as many."""
+        keep = self.cfg["self_play"]["max_snapshots"]
+        found = ck.numbered(self.run.snapshots, ck.SNAPSHOT_RE)
+        for_resume = [p for k, p in found if k <= self.progress["last_checkpoint"]][-keep:]
+        ck.prune(self.run.snapshots, ck.SNAPSHOT_RE, keep, protect=for_resume)
 
     def learner_agent(self, seed: int) -> PolicyAgent:
         return PolicyAgent(self.model.policy, name="trained", seed=seed,
@@ -204,23 +274,20 @@ class Trainer:
         return reports
 
     def _record(self, step: int, reports: dict[str, Report], logger=None, phase: str = "periodic") -> None:
-        new = not self.run.csv.is_file()
-        with open(self.run.csv, "a", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=CSV_FIELDS)
-            if new:
-                w.writeheader()
-            for kind, rep in reports.items():
-                lo, hi = rep.result.interval(0)
-                w.writerow({
-                    "step": step, "phase": phase, "baseline": kind, "players": self.game.num_players,
-                    "games": rep.result.games, "win_rate": round(rep.result.win_rate(0), 4),
-                    "ci_low": round(lo, 4), "ci_high": round(hi, 4),
-                    "mean_return": round(rep.result.mean_return(0), 4),
-                    "fair_share": round(1 / self.game.num_players, 4),
-                    "elapsed_s": round(self.train_seconds(), 1),
-                })
-                if logger is not None:
-                    logger.record(f"eval/win_rate_{kind}", rep.result.win_rate(0))
+        rows = ck.read_csv_rows(self.run.csv, CSV_FIELDS)
+        for kind, rep in reports.items():
+            lo, hi = rep.result.interval(0)
+            rows.append({
+                "step": step, "phase": phase, "baseline": kind, "players": self.game.num_players,
+                "games": rep.result.games, "win_rate": round(rep.result.win_rate(0), 4),
+                "ci_low": round(lo, 4), "ci_high": round(hi, 4),
+                "mean_return": round(rep.result.mean_return(0), 4),
+                "fair_share": round(1 / self.game.num_players, 4),
+                "elapsed_s": round(self.train_seconds(), 1),
+            })
+            if logger is not None:
+                logger.record(f"eval/win_rate_{kind}", rep.result.win_rate(0))
+        ck.write_csv_rows(self.run.csv, CSV_FIELDS, rows)  # rewritten whole, atomically
         try:
             plot_win_rates(self.run.csv, self.run.plot, title=f"{self.game.env_id} {self.game.config.to_dict()}")
         except Exception as exc:  # a plot must never stop a training run
@@ -230,11 +297,16 @@ class Trainer:
         return self._seconds_before + time.perf_counter() - self._t0
 
     def save_checkpoint(self, step: int) -> Path:
-        path = save_model(self.model, self.run.checkpoints / f"step_{step}.zip", self.game)
+        """Checkpoint (with the progress in its metadata), progress.json, then pruning: each step
+        atomic, so a kill anywhere leaves the previous checkpoint or this one intact."""
+        path = self.run.checkpoints / f"step_{step}.zip"
         self.progress["last_checkpoint"] = step
         self.progress["checkpoint"] = path.name
         self.progress["train_seconds"] = self.train_seconds()
-        self.run.progress.write_text(json.dumps(self.progress, indent=2) + "\n")
+        ck.save_checkpoint(save_model, self.model, path, self.game, self.progress)
+        ck.write_progress(self.run.progress, self.progress)
+        ck.prune(self.run.checkpoints, ck.CHECKPOINT_RE, self.cfg["output"]["keep_checkpoints"],
+                 protect=[path], companions=(".json", ".safetensors"))
         return path
 
     # -- the run ------------------------------------------------------------------------------------
@@ -270,7 +342,7 @@ class Trainer:
             "model": str(self.run.final_model),
             "reports": {k: r.to_json() for k, r in reports.items()}, "notes": self.notes,
         }
-        self.run.final_evaluation.write_text(json.dumps(summary, indent=2) + "\n")
+        atomic_write_json(self.run.final_evaluation, summary, indent=2)
         return reports
 
 
@@ -305,7 +377,8 @@ def plot_win_rates(csv_path: Path, png_path: Path, title: str = "") -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = list(csv.DictReader(open(csv_path)))
+    with open(csv_path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
     fig, ax = plt.subplots(figsize=(7, 4))
     for kind in dict.fromkeys(r["baseline"] for r in rows):
         by_step = {}  # the final evaluation (more deals) replaces a periodic one at the same step
@@ -325,16 +398,17 @@ def plot_win_rates(csv_path: Path, png_path: Path, title: str = "") -> None:
     ax.set_title(title, fontsize=9)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(png_path, dpi=100)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
     plt.close(fig)
+    atomic_write(png_path, buffer.getvalue())
 
 
 def train(cfg: dict[str, Any], resume_folder: Path | None = None, echo=print) -> tuple[Trainer, dict[str, Report] | None]:
     """Train from a validated config. With ``resume_folder``, continue that run."""
     if resume_folder is not None:
         folder = resume_folder
-        saved = validate(__import__("yaml").safe_load((folder / "config.yaml").read_text()),
-                         source=str(folder / "config.yaml"))
+        saved = validate(load_yaml_file(folder / "config.yaml"), source=str(folder / "config.yaml"))
         # the saved config rules, except the length of training, which --resume may extend
         saved["algorithm"]["total_timesteps"] = cfg["algorithm"]["total_timesteps"]
         cfg = saved

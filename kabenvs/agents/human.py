@@ -24,6 +24,18 @@ Commands:  ?  or help   this help and the choices again
            quit         end the game now (it is logged as abandoned)"""
 
 
+MAX_ANSWER = 1000  # characters of an answer that are read; the rest of a longer line is skipped
+ECHO_LIMIT = 60  # characters of an answer shown back in a transcript or a message
+
+
+def shorten(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters (with a note of how much was cut)."""
+    if len(text) <= limit:
+        return text
+    size = f"over {MAX_ANSWER}" if len(text) > MAX_ANSWER else str(len(text))  # longer lines are cut when read
+    return f"{text[:limit]}... ({size} characters)"
+
+
 class QuitGame(Exception):
     """The person ended the game (``quit``) or input ended (``eof``)."""
 
@@ -50,7 +62,7 @@ class Console:
         self.output.write(prompt)
         self.output.flush()
         try:
-            line = self.input.readline()
+            line = self._read_line()
         except UnicodeDecodeError:
             # undecodable bytes: answered like an unknown name and asked again, unless the
             # stream keeps failing (then it is as good as ended)
@@ -63,9 +75,25 @@ class Console:
         if not line:
             self.output.write("\n")
             return None
+        answer = line.rstrip("\r\n")
         if not _isatty(self.input):  # a transcript reads better with the scripted answer in it
-            self.output.write(line if line.endswith("\n") else line + "\n")
-        return line.rstrip("\r\n")
+            self.output.write(shorten(answer) + "\n")
+        return answer
+
+    def _read_line(self) -> str:
+        """One line, but never more than ``MAX_ANSWER + 1`` characters of it: the rest of an
+        overlong line is read and dropped (a pasted 50 MB line costs no memory and no echo)."""
+        try:
+            line = self.input.readline(MAX_ANSWER + 1)
+        except TypeError:  # a stream-like object whose readline takes no size
+            line = self.input.readline()
+            return line if len(line) <= MAX_ANSWER else line[:MAX_ANSWER + 1]
+        if len(line) > MAX_ANSWER and not line.endswith("\n"):
+            while True:
+                rest = self.input.readline(1 << 16)
+                if not rest or rest.endswith("\n"):
+                    break
+        return line
 
     def clear(self) -> None:
         """Hide the previous screen before the next person looks (hot-seat play)."""
@@ -90,11 +118,15 @@ def match_choice(answer: str, names: Sequence[str]) -> tuple[int | None, str | N
     n = len(names)
     if not text:
         return None, f"Please enter a choice: a number from 1 to {n}, or the start of a name (? for help)."
-    if text.lstrip("+-").isdigit():
-        k = int(text)
-        if 1 <= k <= n:
+    if len(text) > MAX_ANSWER:
+        return None, f"That answer is too long: enter a number from 1 to {n} or the start of a name (? for help)."
+    digits = text.lstrip("+-")
+    if digits.isascii() and digits.isdigit() and len(text) - len(digits) <= 1:
+        # compared as text first: int() of thousands of digits is refused by Python itself
+        k = int(text) if len(digits.lstrip("0")) <= 9 else None
+        if k is not None and 1 <= k <= n:
             return k - 1, None
-        return None, f"There is no choice {k}: enter a number from 1 to {n} (? for help)."
+        return None, f"There is no choice {shorten(text)}: enter a number from 1 to {n} (? for help)."
     low = text.lower()
     folded = [" ".join(name.split()).lower() for name in names]
     exact = [i for i, name in enumerate(folded) if name == low]
@@ -104,11 +136,11 @@ def match_choice(answer: str, names: Sequence[str]) -> tuple[int | None, str | N
     if len(hits) == 1:
         return hits[0], None
     if not hits:
-        return None, (f"No choice starts with {text!r}: enter a number from 1 to {n} "
+        return None, (f"No choice starts with {shorten(text)!r}: enter a number from 1 to {n} "
                       "or the start of a name (? for help).")
     shown = ", ".join(f"{i + 1}) {names[i]}" for i in hits[:6])
     more = f", ... ({len(hits)} in all)" if len(hits) > 6 else ""
-    return None, (f"{text!r} is ambiguous, it starts {len(hits)} choices: {shown}{more}. "
+    return None, (f"{shorten(text)!r} is ambiguous, it starts {len(hits)} choices: {shown}{more}. "
                   "Type more or a number.")
 
 

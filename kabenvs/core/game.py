@@ -346,13 +346,26 @@ class State:
 
             if not isinstance(env_id, str):
                 raise ConfigError(f"saved state: env_id must be a string, got {env_id!r}")
-            game = game_class(env_id)(**config)
+            cls = game_class(env_id)
+            try:
+                game = cls(**config)
+            except ConfigError:
+                raise
+            except (TypeError, ValueError) as exc:  # non-string keys, a wrong type deep in a config
+                raise ConfigError(f"saved state: config is not a valid {env_id} config ({str(exc)[:120]})") from None
         elif env_id != game.env_id:
             raise ConfigError(f"saved state is for {env_id!r}, not {game.env_id!r}")
         elif config != game.config.to_dict():
             raise ConfigError(
                 f"saved state is for {env_id} with config {config}, but this game has {game.config.to_dict()}"
             )
+        try:
+            return State._load(game, fields, rng_state)
+        except RecursionError:  # nesting json.loads accepts but copying it does not
+            raise ConfigError("saved state: the fields are nested too deeply to be a game state") from None
+
+    @staticmethod
+    def _load(game: Game, fields: dict, rng_state: Any) -> "State":
         state = game.State._restore(game, fields, rng_state, "state")
         start = fields.get("start")
         if start is not None:
@@ -403,6 +416,9 @@ class State:
             except IllegalActionError:
                 raise ConfigError(f"saved state: history[{step}]={action} is not legal when replayed from "
                                   f"the saved start") from None
+            except Exception as exc:  # a start whose fields a game's checks let through but cannot play
+                raise ConfigError(f"saved state: history[{step}]={action} cannot be replayed from the saved "
+                                  f"start ({type(exc).__name__}: {str(exc)[:120]})") from None
         mine = {k: v for k, v in self._data().items() if k != "start"}
         theirs = {k: v for k, v in replay._data().items() if k != "start"}
         if json.dumps(mine, sort_keys=True) != json.dumps(theirs, sort_keys=True):

@@ -116,8 +116,10 @@ def parse_option(item: str) -> tuple[str, Any]:
         return key, None
     try:
         return key, json.loads(raw)
-    except ValueError:
+    except ValueError:  # not JSON (or an integer of thousands of digits): the text itself
         return key, raw
+    except RecursionError:
+        raise UsageError(f"game option {key!r}: the value is nested too deeply") from None
 
 
 def resolve_game(name: str | None) -> type[Game]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from kabenvs.agents.human import Console
 from kabenvs.play.cli import UsageError
 from kabenvs.play.view import seen_name
-from kabenvs.records import RecordError, game_of, read_records, replay_states, result_of
+from kabenvs.records import RecordError, check_against_game, game_of, read_records, replay_states, result_of
 
 
 def _seat_text(seat: dict) -> str:
@@ -54,6 +54,7 @@ def replay_main(args, console: Console) -> int:
     record = records[k]
     try:
         game = game_of(record)
+        check_against_game(record, game, "record")
     except RecordError as exc:
         raise UsageError(f"{args.replay} game {k}: {exc}") from None
     n = game.num_players

@@ -1,0 +1,129 @@
+"""The reported crashes, one by one: each bad input is one line naming the problem, exit status 2."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kabenvs.agents.base import Decision
+from kabenvs.agents.human import Console, HumanAgent
+from kabenvs.core.errors import KabenvsError
+from kabenvs.core.registry import make_game
+from kabenvs.play.cli import main as play_main
+from kabenvs.records import RecordError, make_record
+from training.config import TrainingConfigError, load_config, parse_yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _script(name: str):
+    spec = importlib.util.spec_from_file_location(f"{name}_script", ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def record():
+    game = make_game("kabaal_v0", num_players=2)
+    state = game.new_state(np.random.default_rng(5))
+    rng = np.random.default_rng(1)
+    for _ in range(30):
+        state.apply(int(rng.choice(state.legal_actions())))
+    return make_record(state, [{"kind": "human", "name": "ann"}, {"kind": "random"}], 5)
+
+
+def _set(record, path, value):
+    rec = copy.deepcopy(record)
+    node = rec
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    return rec
+
+
+CASES = {
+    "action out of range": ((("actions", 3, "action"), 10**6), "actions[3].action=1000000 is out of range"),
+    "action not an int": ((("actions", 3, "action"), "7"), "actions[3].action='7' is not allowed"),
+    "action a float": ((("actions", 3, "action"), 7.0), "actions[3].action=7.0 is not allowed"),
+    "seed not an int": ((("seed",), "5"), "seed='5' is not allowed; it must be an integer >= 0"),
+    "version not an int": ((("version",), "1"), "version='1' is not allowed"),
+    "config a list": ((("config",), [1, 2]), "config=[1, 2] is not allowed"),
+    "seats as strings": ((("seats",), ["human", "random"]), "seats[0]='human' is not allowed"),
+    "player out of range": ((("actions", 0, "player"), 7), "actions[0].player=7 is not allowed"),
+}
+
+
+@pytest.mark.parametrize("case", CASES, ids=list(CASES))
+def test_a_malformed_log_is_one_line_and_exit_2(record, tmp_path, case):
+    (path_in_record, value), expected = CASES[case]
+    log = tmp_path / "games.jsonl"
+    log.write_text(json.dumps(_set(record, path_in_record, value)) + "\n")
+    err = io.StringIO()
+    assert play_main(["--replay", str(log)], io.StringIO(""), io.StringIO(), err) == 2
+    assert len(err.getvalue().splitlines()) == 1 and expected in err.getvalue(), err.getvalue()
+
+
+def test_deeply_nested_json_and_a_cut_off_line(record, tmp_path):
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 200_000 + "]" * 200_000 + "\n")
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(json.dumps(record) + "\n" + json.dumps(record)[:100])
+    for log, expected in ((deep, "nested too deeply"), (cut, "line 2: the last record is cut off")):
+        err = io.StringIO()
+        assert play_main(["--replay", str(log)], io.StringIO(""), io.StringIO(), err) == 2
+        assert expected in err.getvalue() and len(err.getvalue().splitlines()) == 1
+
+
+def test_record_error_is_a_kabenvs_error_and_evaluate_reports_it(record, tmp_path, capsys):
+    assert issubclass(RecordError, KabenvsError)
+    log = tmp_path / "games.jsonl"
+    log.write_text(json.dumps(_set(record, ("seats",), ["human", "random"])) + "\n")
+    assert _script("evaluate").main(["--human-log", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and "seats[0]" in err
+
+
+def test_an_answer_of_thousands_of_digits_or_a_huge_line_is_asked_again():
+    game = make_game("kabaal_v0", num_players=2)
+    state = game.new_state(np.random.default_rng(0))
+    text = "9" * 4300 + "\n" + "x" * 5_000_000 + "\n" + "1\n"
+    out = io.StringIO()
+    action = HumanAgent(Console(io.StringIO(text), out)).act(Decision(state.current_player, state))
+    assert action == state.legal_actions()[0]
+    transcript = out.getvalue()
+    assert transcript.count("That answer is too long") == 2
+    assert len(transcript) < 20_000  # neither answer echoed whole
+
+
+def test_config_files_non_utf8_and_duplicated_keys(tmp_path):
+    bad = tmp_path / "latin1.yaml"
+    bad.write_bytes("game:\n  env_id: kabaal_v0  # caf\xe9\n".encode("latin-1"))
+    with pytest.raises(TrainingConfigError, match=r"not UTF-8 text \(byte 0xe9"):
+        load_config(bad)
+    dup = tmp_path / "dup.yaml"
+    dup.write_text("game:\n  env_id: kabaal_v0\nalgorithm:\n  n_envs: 4\n  seed: 1\n  n_envs: 8\n")
+    with pytest.raises(TrainingConfigError, match=r"duplicated key 'n_envs' \(lines 4 and 6\)"):
+        load_config(dup)
+    # "<<: *defaults" may be overridden by design: not a duplicate
+    merged = parse_yaml("a: &d {x: 1, y: 1}\nb:\n  <<: *d\n  x: 2\n", "merge.yaml")
+    assert merged["b"] == {"x": 2, "y": 1}
+
+
+def test_evaluate_option_that_is_not_yaml(capsys):
+    code = _script("evaluate").main(["heuristic", "random", "--game", "kabaleo_v0", "--option", "mode=["])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.splitlines()) == 1 and "--option 'mode=['" in err and "not valid YAML" in err
+
+
+def test_evaluate_bad_argument_is_one_line(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        _script("evaluate").main(["heuristic", "--deals", "many"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and len(err.splitlines()) == 1 and "--deals" in err

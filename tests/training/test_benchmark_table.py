@@ -1,0 +1,50 @@
+"""scripts/benchmark.py prints its table, training rows included (they once crashed it at the end)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _benchmark():
+    spec = importlib.util.spec_from_file_location("benchmark_script", ROOT / "scripts" / "benchmark.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_table_prints_aec_raw_and_training_rows(capsys):
+    bench = _benchmark()
+    import kabenvs
+
+    env = kabenvs.make("kabaal_v0")
+    rows = [
+        {"env": "pettingzoo tictactoe_v3", "loop": "AEC", "config": {}, "agent_steps_per_s": 1000.0,
+         "games_per_s": 100.0, "mean_game_length": 10.0},
+        {"env": "kabaal_v0", "loop": "AEC", "config": {}, **bench.bench_aec(env, 0.05)},
+        {"env": "kabaal_v0", "loop": "raw", "config": {}, **bench.bench_raw(env.game, 0.05)},
+        # what training/throughput.py returns (steps_per_s, shares), not measured: no training here
+        {"env": "pettingzoo connect_four_v3 (SB3 tutorial pattern)", "loop": "train", "steps_per_s": 500.0,
+         "share_env": 0.5, "share_opponents": 0.0, "share_update": 0.4},
+        {"env": "kabaal_v0", "loop": "train", "config": {"num_players": 2}, "steps_per_s": 1500.0,
+         "share_env": 0.3, "share_opponents": 0.2, "share_update": 0.4},
+    ]
+    bench.print_table(rows)
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    train_line = next(line for line in lines if line.startswith("kabaal_v0") and "3.00" in line)
+    assert "1,500" in train_line and "30%" in train_line
+    aec = next(line for line in lines if line.startswith("kabaal_v0") and " AEC " in line)
+    assert aec.split()[4] != "nan"  # compared with tictactoe
+    assert "x connect4" in out and "training throughput" in out
+
+
+@pytest.mark.parametrize("key", ["steps_per_s", "env_steps_per_s"])
+def test_training_rows_from_either_key(key):
+    bench = _benchmark()
+    text = bench.format_table([{"env": "a", "loop": "train", key: 10.0}, {"env": "b", "loop": "train", key: 20.0}])
+    assert "2.00" in text.splitlines()[-1]
