@@ -314,46 +314,33 @@ def render(state: "AlakazumState", player: int | None = None) -> str:
 
 
 def invariants(state: "AlakazumState") -> list[str]:
+    """The rules' conditions between fields (after check_fields' types and ranges)."""
+    from kabenvs.games.alakazum.validate import check_zones
+
     cs = state.game.cs
-    problems = []
-    where: list[int] = []
-    where += state.forest + state.market + state.graveyard + state.boxed + state.display
-    where += state.fm + state.fm_order + state.finals + state.staged
-    if state.fm_keep >= 0:
-        where.append(state.fm_keep)
-    for h in state.hands:
-        where += h
-    for t in state.teams:
-        where += t
-    where += [b for b in state.broom if b >= 0]
-    if state.combat is not None:
-        where += [e[0] for e in state.combat["table"]]
-        if state.combat["t"] == "forest" and state.combat["target"] >= 0:
-            where.append(state.combat["target"])
-    if len(where) != len(state.game.in_play) or set(where) != state.game.in_play_set:
-        problems.append(f"cards not conserved: {len(where)} placed vs {len(state.game.in_play)} in play")
+    problems = check_zones(state)
     for p, h in enumerate(state.hands):
-        if any(not cs.is_hand[c] for c in h):
-            problems.append(f"player {p} holds a non-hand card")
+        bad = [c for c in h if not cs.is_hand[c]]
+        if bad:
+            problems.append(f"hands[{p}]: {cs.cards[bad[0]].name} is not a hand card")
         held = set(h)
         for o in range(state.num_players):
             kn = state.known[o][p]
-            if kn and (len(set(kn)) != len(kn) or not held.issuperset(kn)):
-                problems.append(f"player {o} 'knows' cards {kn} that player {p} does not hold")
+            if kn and (o == p or len(set(kn)) != len(kn) or not held.issuperset(kn)):
+                problems.append(f"known[{o}][{p}]: player {o} 'knows' cards {kn} that player {p} does not hold")
     if state.stage != "setup":
         for p, t in enumerate(state.teams):
             if not t:
-                problems.append(f"player {p} has no character")
+                problems.append(f"teams[{p}]: player {p} has no character")
     for c in state.graveyard:
         if state.level[c] != 0:
-            problems.append(f"{cs.cards[c].name} in the graveyard above level A")
+            problems.append(f"level[{c}]: {cs.cards[c].name} in the graveyard above level A")
     in_teams = {c for t in state.teams for c in t}
     for c, b in enumerate(state.broom):
-        if b >= 0 and c not in in_teams:
-            problems.append(f"broomed {cs.cards[c].name} left its team")
-    if min(state.level) < 0 or max(state.level) > 2:
-        problems.append("a level outside A-C")
-    voodoo_in_market = [c for c in state.market if cs.effect[c] == "voodoo"]
-    if voodoo_in_market:
-        problems.append("a voodoo doll on the market pile")
+        if b >= 0 and (c not in in_teams or cs.effect[b] != "broom"):
+            problems.append(f"broom[{c}]: card {b} under {cs.cards[c].name} must be a broom under a team's character")
+    if any(cs.effect[c] == "voodoo" for c in state.market):
+        problems.append("market: a voodoo doll on the market pile")
+    if any(state.forest_known[p] > len(state.forest) for p in range(state.num_players)):
+        problems.append("forest_known: more top cards known than the forest deck holds")
     return problems

@@ -143,21 +143,7 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     game = state.game
     cs = game.cs
     origin, actions = _start_of(state)
-    # 1. what p ever saw, and the card behind each hidden choice
-    seen = visible(origin, p)
-    taken = []
-    # An Alakazum shows every amulet and every object of its culture in the hand: the other
-    # cards held then are none of those (card -> cultures announced while it was held).
-    barred: dict[int, set[int]] = {}
-    replay = origin.clone()
-    kind_of, move_of = game.kind_of, game.move_of
-    for a in actions:
-        taken.append(_taken(replay, a))
-        if kind_of[a] == "alakazum" and replay.pending["p"] != p:
-            for c in replay.hands[replay.pending["p"]]:
-                barred.setdefault(c, set()).add(move_of[a][0])
-        replay.apply(a)
-        seen |= visible(replay, p)
+    seen, taken, barred = _history_facts(state, p, origin, actions)
     # 2. a permutation of the never-seen cards keeping what p could tell about them
     zones = _hidden_now(state, p)
     hidden = {c for cards in zones.values() for c in cards} - seen
@@ -194,6 +180,36 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     world.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
     world._reset_caches()
     return world
+
+
+def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", actions: list[int]):
+    """Replay the real game: every card ``p`` ever saw, the card behind each hidden choice, and
+    the cards an Alakazum showed not to be amulets or objects of its culture. Kept on the state
+    (a cache, dropped by ``_reset_caches``) since a search resamples one position many times."""
+    memo = state._resample_memo
+    key = (p, len(state.history))
+    if key in memo:
+        return memo[key]
+    game = state.game
+    seen = visible(origin, p)
+    taken = []
+    # An Alakazum shows every amulet and every object of its culture in the hand: the other
+    # cards held then are none of those (card -> cultures announced while it was held).
+    barred: dict[int, set[int]] = {}
+    replay = origin.clone()
+    kind_of, move_of = game.kind_of, game.move_of
+    for a in actions:
+        taken.append(_taken(replay, a))
+        if kind_of[a] == "alakazum" and replay.pending["p"] != p:
+            for c in replay.hands[replay.pending["p"]]:
+                barred.setdefault(c, set()).add(move_of[a][0])
+        # the real game's own moves: legal by construction, so the legality check is skipped
+        replay.history.append(a)
+        replay._apply(a)
+        replay._legal = replay._legal_set = None
+        seen |= visible(replay, p)
+    memo[key] = (seen, taken, barred)
+    return memo[key]
 
 
 def _assign(cs, need_hand: list[int], need_other: list[int], free: list[int], barred: dict[int, set[int]],

@@ -310,6 +310,10 @@ class AlakazumState(State):
         s.current_player = order[0]
         return s
 
+    def _reset_caches(self) -> None:
+        super()._reset_caches()
+        self._resample_memo: dict = {}  # resample.py: what a seat saw over the history, per seat
+
     # ------------------------------------------------------------------ small helpers
     def _roll(self) -> int:
         return int(self.rng.integers(1, 7))
@@ -1227,6 +1231,11 @@ class AlakazumState(State):
         from kabenvs.games.alakazum.encoding import render
 
         return render(self, player)
+
+    def check_fields(self) -> list[str]:
+        from kabenvs.games.alakazum.validate import check_fields
+
+        return check_fields(self)
 
     def invariants(self) -> list[str]:
         from kabenvs.games.alakazum.encoding import invariants
