@@ -137,7 +137,7 @@ def _check_combat(ch: _Checker) -> None:
             ch.char(f"combat.{key}", cb[key])
     for key in ("ab", "db"):
         ch.int_in(f"combat.{key}", cb[key], 0, 60)
-    ch.int_in("combat.passes", cb["passes"], 0, 1)
+    ch.int_in("combat.passes", cb["passes"], 0, 2)
     ch.int_in("combat.win", cb["win"], -1, 1)
     ch.int_in("combat.roll", cb["roll"], 0, 6)
     ch.int_in("combat.resist", cb["resist"], 0, 12)
