@@ -18,10 +18,12 @@ if TYPE_CHECKING:
     from kabenvs.games.alakazum.rules import AlakazumGame, AlakazumState
 
 FOREST_KNOWN = 5  # Forest Magic puts back at most 5 cards
-# Potions on the combat table encoded one by one (last played first). A combat with more potions
-# on the table than this keeps the older ones only in the sums and counts of ``combat_points``
-# (docs/games/alakazum.md, Information).
-TABLE_ROWS = 12
+POTIONS = ("combat_potion", "die_potion", "double_potion", "steal_potion")
+
+
+def table_rows(game: "AlakazumGame") -> int:
+    """Every potion in play could lie on one combat table, so each gets a row (exact recall)."""
+    return sum(1 for c in game.in_play_cards() if game.cs.effect[c] in POTIONS)
 
 
 def market_rows(game: "AlakazumGame") -> int:
@@ -68,7 +70,7 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("combat_chars", (4, nch), "fighter, attacker's helper, target/forest character, defender's helper")
     lay.add("combat_points", 6, "attacker base, defender base, attacker potions, defender potions (/10), "
             "attacker potion count, defender potion count (/5)")
-    lay.add("combat_table", (TABLE_ROWS, nht + 2), "potions on the combat table, last played first: one-hot "
+    lay.add("combat_table", (table_rows(game), nht + 2), "potions on the combat table, last played first: one-hot "
             "type, played by the defender, played on the die (a steal takes the rival's last potion)")
     lay.add("combat_die", 4, "roll, die potions, resistance to beat (/6), winner is attacker")
     lay.add("announced", len(ANNOUNCED) + 2, "one-hot: the play announced this turn (kept after it resolves); "
@@ -209,7 +211,7 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
         ct0 = o("combat_table")
         table = cb["table"]
         last = len(table) - 1
-        for i in range(max(0, len(table) - TABLE_ROWS), len(table)):
+        for i in range(len(table)):
             card, side, mode = table[i]
             row = ct0 + (last - i) * (nht + 2)
             buf[row + ht[card]] = 1

@@ -66,12 +66,16 @@ Rulebook points this engine had to interpret (each is in docs/games/alakazum.md 
 15. Players see which hand cards went into another hand publicly (market, thrifty draws, steals,
     revealed Alakazum objects, a cancelled card) and remember them until that hand loses a card of
     that type in public (then one such card is forgotten) or gives a card away in secret (then
-    every card of that hand is forgotten by the players who did not see the gift).
+    every card of that hand is forgotten by the players who did not see the gift). Knowledge is by
+    type: showing a card adds it only where fewer cards of its type were known (copies are identical).
 16. Decisions whose mere existence would reveal a hidden hand are always asked (phase 2 and 3,
     combat and die potions, steal replies, voodoo windows), with ``pass`` the only legal action
     when nothing else is; decisions that depend only on public facts are skipped (the fighter of a
     one-character team, the helper when no sociable character can help, Black Friday's recipient
     with 2 players).
+17. Sociable helpers in a fight between players: the attacker chooses its fighter and then its
+    helper; the defender chooses its helper after seeing both (the rulebook gives no order; the
+    attacker, who starts the fight, commits first, as it also bids first with potions).
 """
 
 from __future__ import annotations

@@ -93,6 +93,21 @@ def test_sociable_helper_wins_but_only_the_fighter_levels_up():
     assert "Vicentica" in names(t, s.teams[0])
 
 
+def test_defender_chooses_its_helper_after_seeing_the_attackers_fighter_and_helper():
+    """Rules decision 17: the attacker commits its fighter and helper first."""
+    t = Table(2)
+    t.arrange(teams={0: [("Moura", 0), ("Costalero", 0)], 1: [("Olentzero", 0), ("Gaiteiro", 0), ("Trasno", 0)]})
+    s = t.at_action(0)
+    do(s, "fight and hypnotise", "character Trasno", "character Moura", "character Costalero")
+    assert s.pending["k"] == "defender_sociable_helper" and s.current_player == 1
+    seen = s.game.layout.split(s.observation(1))["combat_chars"]
+    ci = s.game.cs.char_index
+    assert seen[0][ci[char(t, "Moura")]] == 1 and seen[1][ci[char(t, "Costalero")]] == 1
+    assert legal_names(s) == ["character Gaiteiro", "pass"]
+    do(s, "character Gaiteiro")
+    assert s.pending["k"] == "potion_bidding" and s.combat["dh"] == char(t, "Gaiteiro")
+
+
 def test_die_valued_combat_points_are_rolled_each_combat():
     t = Table(2)
     t.arrange(teams={0: [("Cascamorras", 0)], 1: [("Olentzero", 0)]}, forest_top=["Basajaun"])
