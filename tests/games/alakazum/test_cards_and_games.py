@@ -221,3 +221,12 @@ def test_a_game_played_through_the_env_to_its_turn_cap_is_truncated_with_zero_re
     assert state.truncated and state.turn == 4 and "truncated_by" not in info  # the game's cap, not the env's
     assert ended == {f"player_{i}": (False, True, 0.0) for i in range(n)}
     assert state.returns() == [0.0] * n
+
+
+def test_models_trained_on_the_older_observation_are_refused():
+    from kabenvs.agents.policy import ModelLoadError, check_compatible, game_metadata
+
+    game = AlakazumGame(num_players=2)
+    old = {**game_metadata(game), "observation_size": 1929}  # the observation before the 2026-12-01 change
+    with pytest.raises(ModelLoadError, match="observation size 1929.*differs in: observation_size"):
+        check_compatible(old, game)
