@@ -5,10 +5,10 @@ How (docs/games/alakazum.md, Information): a world is the real game with its hid
 game (not only now: a card ``p`` saw go into a hand and then forgot, rules note 15, keeps its
 identity). We
 
-1. replay the real game from its start and collect every card ``p`` saw (its own hand, the cards
-   it knows in other hands, the market, the table, the deck top it put back, its Forest Magic
-   cards, the finals it saw or that were revealed...), and which physical card each hidden
-   choice of the history took (a card given away, a Forest Magic card kept or put back);
+1. replay the real game from its start and collect every card ``p`` saw that could be hidden
+   from it later (``visible``), which physical card each hidden choice of the history took (a
+   card given away, a Forest Magic card kept or put back), and what each Alakazum showed a hand
+   not to hold;
 2. draw a permutation of the never-seen cards that keeps what ``p`` could tell about them: a card
    now in another hand stays a hand card (``p`` saw a hand card drawn or given), another caster's
    kept Forest Magic card stays a non-hand card (it did not go to a hand), an unseen final enemy
@@ -38,23 +38,17 @@ _CARD_LISTS = ("forest", "fm", "fm_order", "finals")
 
 
 def visible(s: "AlakazumState", p: int) -> set[int]:
-    """Every card whose identity seat ``p`` sees in state ``s``."""
+    """The cards seat ``p`` sees in state ``s`` that could be hidden from it later.
+
+    Public zones a card never leaves for a hidden one (teams, graveyard, display, box, brooms)
+    are left out, and so are those it leaves only in view of everyone (the market, the combat
+    table, hats paid: a card taken from them into a hand is known to be there at that step, so
+    it shows up in ``known``). What remains: my hand, the cards I know in other hands, the deck
+    top I know, my Forest Magic cards, a forest character being fought (a lost fight shuffles it
+    back into the deck) and the final enemies I saw or that were revealed."""
     out: set[int] = set(s.hands[p])
     for kn in s.known[p]:
         out.update(kn)
-    out.update(s.market)
-    out.update(s.graveyard)
-    out.update(s.boxed)
-    out.update(s.display)
-    out.update(s.staged)
-    for t in s.teams:
-        out.update(t)
-    out.update(b for b in s.broom if b >= 0)
-    cb = s.combat
-    if cb is not None:
-        out.update(e[0] for e in cb["table"])
-        if cb["target"] >= 0:
-            out.add(cb["target"])
     fk = s.forest_known[p]
     if fk:
         out.update(s.forest[len(s.forest) - fk:])
@@ -63,6 +57,9 @@ def visible(s: "AlakazumState", p: int) -> set[int]:
         out.update(s.fm_order)
         if s.fm_keep >= 0:
             out.add(s.fm_keep)
+    cb = s.combat
+    if cb is not None and cb["target"] >= 0:
+        out.add(cb["target"])
     for i, f in enumerate(s.finals):
         if s.revealed[i] or s.seen[p][i]:
             out.add(f)
@@ -176,7 +173,13 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
             d = sigma.get(card, card)
             if d != card:
                 a = give_id[cs.htype[d]] if world.pending["k"] == GIVE_CARD else forest_id[cs.cls[d]]
-        world.apply(a)
+                world.apply(a)  # a rewritten choice: checked
+                continue
+        # the real game's move, legal in the relabelled world by construction (the shared kit
+        # replays resampled worlds with every check): applied without the legality check
+        world.history.append(a)
+        world._apply(a)
+        world._legal = world._legal_set = None
     world.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
     world._reset_caches()
     return world
