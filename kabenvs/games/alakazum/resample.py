@@ -193,6 +193,8 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     key = (p, len(state.history))
     if key in memo:
         return memo[key]
+    if any(k[1] != key[1] for k in memo):
+        memo.clear()  # the state moved on: only the current position's facts are kept
     game = state.game
     seen = visible(origin, p)
     taken = []
