@@ -1,4 +1,4 @@
-"""Alakazum!'s information state: observation vector, resampling of hidden cards, text, invariants.
+"""Alakazum!'s information state: observation vector, text, invariants (resampling: resample.py).
 
 Hidden from a seat: the other hands (except cards it saw go in, rules note 15), the forest deck's
 order and content (except the top cards it put back itself with Forest Magic), the final enemies
