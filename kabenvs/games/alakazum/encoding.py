@@ -1,4 +1,4 @@
-"""Alakazum!'s information state: observation vector, resampling of hidden cards, text, invariants.
+"""Alakazum!'s information state: observation vector, text, invariants (resampling: resample.py).
 
 Hidden from a seat: the other hands (except cards it saw go in, rules note 15), the forest deck's
 order and content (except the top cards it put back itself with Forest Magic), the final enemies
@@ -17,8 +17,18 @@ from kabenvs.games.alakazum.cards import CULTURES, LEVELS, MULTI, SPELLS, TRAP_E
 if TYPE_CHECKING:
     from kabenvs.games.alakazum.rules import AlakazumGame, AlakazumState
 
-MARKET_SHOWN = 8  # market positions encoded one by one from the top (all are counted by type)
 FOREST_KNOWN = 5  # Forest Magic puts back at most 5 cards
+POTIONS = ("combat_potion", "die_potion", "double_potion", "steal_potion")
+
+
+def table_rows(game: "AlakazumGame") -> int:
+    """Every potion in play could lie on one combat table, so each gets a row (exact recall)."""
+    return sum(1 for c in game.in_play_cards() if game.cs.effect[c] in POTIONS)
+
+
+def market_rows(game: "AlakazumGame") -> int:
+    """The market pile can hold every hand card in play, so every position gets a row."""
+    return sum(1 for c in game.in_play_cards() if game.cs.is_hand[c])
 
 
 def build_layout(game: "AlakazumGame") -> ObservationLayout:
@@ -43,7 +53,8 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("energy", n, "very-magical energy of each team / 4")
     lay.add("graveyard", nch, "1 for each character in the forest graveyard")
     lay.add("display", nch, "1 for each initial character still on display (setup)")
-    lay.add("market_top", (MARKET_SHOWN, nht), "one-hot type of the market pile's top cards (row 0 = top)")
+    lay.add("market", (market_rows(game), nht), "the whole market pile in order: one-hot type of each card "
+            "(row 0 = top; as many rows as hand cards in play)")
     lay.add("market_count", nht, "market pile cards of each type / 4")
     lay.add("piles", 3, "market size / 20, forest deck size / 90, Forest Magic cards out / 6")
     lay.add("forest_known", (FOREST_KNOWN, ncls), "one-hot class of the forest deck's top cards I know (row 0 = top)")
@@ -59,9 +70,14 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("combat_chars", (4, nch), "fighter, attacker's helper, target/forest character, defender's helper")
     lay.add("combat_points", 6, "attacker base, defender base, attacker potions, defender potions (/10), "
             "attacker potion count, defender potion count (/5)")
+    lay.add("combat_table", (table_rows(game), nht + 2), "potions on the combat table, last played first: one-hot "
+            "type, played by the defender, played on the die (a steal takes the rival's last potion)")
     lay.add("combat_die", 4, "roll, die potions, resistance to beat (/6), winner is attacker")
-    lay.add("announced", len(ANNOUNCED), "one-hot: the play announced (voodoo window)")
+    lay.add("announced", len(ANNOUNCED) + 2, "one-hot: the play announced this turn (kept after it resolves); "
+            "its voodoo window is open; it was cancelled")
     lay.add("announced_detail", (len(SPELLS) + len(CULTURES) + nht + nch), "its spell, culture, card shown, target")
+    lay.add("spell_paid", len(SPELLS), "one-hot: the spell being paid for (announced before the hats)")
+    lay.add("hats_paid", nht, "hats paid for the spell so far, on the table until it resolves (types) / 3")
     lay.add("pending_misc", 6, "cards left to give /5, energy left to pay /4, Santa Claus roll /6, "
             "Unlucky Witch takes left /2, bidding passes /2, voodoo players still to ask /4")
     lay.add("give_to", n, "recipient chosen for the card being given (seat-relative)")
@@ -127,12 +143,13 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
     d0 = o("display")
     for c in state.display:
         buf[d0 + ci[c]] = 1
-    mt0, mc0 = o("market_top"), o("market_count")
+    mt0, mc0 = o("market"), o("market_count")
     market = state.market
-    for i in range(min(MARKET_SHOWN, len(market))):
-        buf[mt0 + i * nht + ht[market[-1 - i]]] = 1
-    for c in market:
-        buf[mc0 + ht[c]] += 0.25
+    top = len(market) - 1
+    for i, c in enumerate(market):
+        t = ht[c]
+        buf[mt0 + (top - i) * nht + t] = 1
+        buf[mc0 + t] += 0.25
     p0 = o("piles")
     buf[p0] = len(market) / 20
     buf[p0 + 1] = len(state.forest) / 90
@@ -191,6 +208,15 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
             pots = cb["pots"][side]
             buf[pts + 2 + side] = sum(v for _, v, m in pots if m == 0) / 10
             buf[pts + 4 + side] = len(pots) / 5
+        ct0 = o("combat_table")
+        table = cb["table"]
+        last = len(table) - 1
+        for i in range(len(table)):
+            card, side, mode = table[i]
+            row = ct0 + (last - i) * (nht + 2)
+            buf[row + ht[card]] = 1
+            buf[row + nht] = side
+            buf[row + nht + 1] = mode
         di = o("combat_die")
         if cb["win"] >= 0:
             buf[di] = cb["roll"] / 6
@@ -199,9 +225,12 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
             buf[di + 3] = cb["win"] == 0
     if pend is not None:
         k = pend["k"]
-        ann = pend.get("ann")
+        ann = state.last_play
         if ann is not None:
-            buf[o("announced") + ANNOUNCED.index(ann["a"])] = 1
+            an0 = o("announced")
+            buf[an0 + ANNOUNCED.index(ann["a"])] = 1
+            buf[an0 + len(ANNOUNCED)] = k == "voodoo_window"
+            buf[an0 + len(ANNOUNCED) + 1] = ann["cancelled"]
             a0 = o("announced_detail")
             if "s" in ann:
                 buf[a0 + ann["s"]] = 1
@@ -219,6 +248,12 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
                 buf[pm + 3] = pend["left"] / 2
         if "rem" in pend:
             buf[pm + 1] = pend["rem"] / 4
+        if k == "pay_spell":
+            buf[o("spell_paid") + pend["s"]] = 1
+        if state.staged:
+            hp0 = o("hats_paid")
+            for c in state.staged:
+                buf[hp0 + ht[c]] += 1 / 3
         if "roll" in pend:
             buf[pm + 2] = pend["roll"] / 6
         if cb is not None:
@@ -230,98 +265,6 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
         if "mine" in pend:
             buf[o("levitation") + ci[pend["mine"]]] = 1
     return buf
-
-
-def resample(state: "AlakazumState", player: int, rng: np.random.Generator) -> "AlakazumState":
-    """A world ``player`` cannot tell from this one: unknown hand cards, the unknown part of the
-    forest deck, another caster's Forest Magic cards and unseen final enemies are re-dealt."""
-    cs = state.game.cs
-    new = state.clone()
-    n = state.num_players
-    is_hand = cs.is_hand
-    # Cards whose identity is hidden from `player`, with the slots they fill.
-    fk = state.forest_known[player]
-    pool_hand: list[int] = []
-    pool_other: list[int] = []
-    slots: list[int] = []  # how many unknown cards each other hand holds (by seat)
-    keep_hand: list[list[int]] = []
-    for q in range(n):
-        if q == player:
-            slots.append(0)
-            keep_hand.append(state.hands[q][:])
-            continue
-        kn = list(state.known[player][q])
-        rest = state.hands[q][:]
-        for c in kn:
-            rest.remove(c)
-        pend = state.pending
-        if pend is not None and pend["k"] == "pay_spell" and pend["p"] == q:
-            # choosing the spell showed that q holds hats worth the rest of its cost: keep enough
-            need = pend["rem"] - sum(cs.value[c] for c in kn if cs.effect[c] == "hat")
-            for c in sorted((c for c in rest if cs.effect[c] == "hat"), key=lambda c: -cs.value[c]):
-                if need <= 0:
-                    break
-                kn.append(c)
-                rest.remove(c)
-                need -= cs.value[c]
-        keep_hand.append(kn)
-        slots.append(len(rest))
-        pool_hand += rest
-    forest_hidden = state.forest[: len(state.forest) - fk]
-    forest_top = state.forest[len(state.forest) - fk:]
-    fm_hidden = bool(state.fm or state.fm_order or state.fm_keep >= 0) and state.pending is not None \
-        and state.pending["p"] != player and player not in state.fm_knew
-    fm_cards = state.fm + state.fm_order + ([state.fm_keep] if state.fm_keep >= 0 else []) if fm_hidden else []
-    for c in forest_hidden + fm_cards:
-        (pool_hand if is_hand[c] else pool_other).append(c)
-    pool_hand = [pool_hand[i] for i in rng.permutation(len(pool_hand))]
-    k = 0
-    for q in range(n):
-        if q == player:
-            continue
-        new.hands[q] = keep_hand[q] + pool_hand[k:k + slots[q]]
-        k += slots[q]
-    rest = pool_hand[k:] + pool_other
-    rest = [rest[i] for i in rng.permutation(len(rest))]
-    if fm_hidden:
-        # the caster's Forest Magic cards keep their kinds as the caster chose them (public count only)
-        m = len(state.fm)
-        new.fm, rest = rest[:m], rest[m:]
-        mo = len(state.fm_order)
-        new.fm_order, rest = rest[:mo], rest[mo:]
-        if state.fm_keep >= 0:
-            # a kept character/trap is still secret until it strikes: any non-hand card will do
-            idx = next((i for i, c in enumerate(rest) if not is_hand[c]), None)
-            if idx is None:
-                new.fm_keep = state.fm_keep
-                rest = [c for c in rest if c != state.fm_keep]
-            else:
-                new.fm_keep = rest.pop(idx)
-    new.forest = rest + forest_top
-    # What the others know of the re-dealt hands keeps its size; the cards `player` also knows stay.
-    for o in range(n):
-        if o == player:
-            continue
-        for q in range(n):
-            if q in (o, player):
-                continue
-            old = state.known[o][q]
-            if not old:
-                continue
-            mine = state.known[player][q]
-            shared = [c for c in old if c in mine]
-            others = [c for c in new.hands[q] if c not in mine]
-            extra = len(old) - len(shared)
-            picks = [others[i] for i in rng.permutation(len(others))[:extra]]
-            new.known[o][q] = shared + picks
-    # Unseen final enemies change places among the positions `player` has not seen or revealed.
-    hidden = [i for i in range(len(state.finals)) if not state.revealed[i] and not state.seen[player][i]]
-    ids = [state.finals[i] for i in hidden]
-    for i, j in zip(hidden, rng.permutation(len(ids))):
-        new.finals[i] = ids[j]
-    new.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
-    new._reset_caches()
-    return new
 
 
 def render(state: "AlakazumState", player: int | None = None) -> str:
@@ -360,7 +303,10 @@ def render(state: "AlakazumState", player: int | None = None) -> str:
     if cb is not None:
         who = f"player {cb['a']}" + (f" vs player {cb['d']}" if cb["d"] >= 0 else " vs the forest")
         names = {k: cards[cb[k]].name for k in ("fighter", "helper", "target", "dh") if cb[k] >= 0}
-        lines.append(f"  combat: {who} {names} base {cb['ab']}-{cb['db']} potions {cb['pots']} roll {cb['roll']}")
+        table = [f"{cards[c].name} ({('attacker', 'defender')[side]}{', on the die' if mode else ''})"
+                 for c, side, mode in cb["table"]]
+        lines.append(f"  combat: {who} {names} base {cb['ab']}-{cb['db']} table (first played first): "
+                     f"{'; '.join(table) or '-'} roll {cb['roll']}")
     if state.current_player is not None and (player is None or player == state.current_player):
         legal = [state.action_name(a) for a in state.legal_actions()]
         lines.append("  choices: " + "; ".join(legal))
@@ -370,46 +316,33 @@ def render(state: "AlakazumState", player: int | None = None) -> str:
 
 
 def invariants(state: "AlakazumState") -> list[str]:
+    """The rules' conditions between fields (after check_fields' types and ranges)."""
+    from kabenvs.games.alakazum.validate import check_zones
+
     cs = state.game.cs
-    problems = []
-    where: list[int] = []
-    where += state.forest + state.market + state.graveyard + state.boxed + state.display
-    where += state.fm + state.fm_order + state.finals + state.staged
-    if state.fm_keep >= 0:
-        where.append(state.fm_keep)
-    for h in state.hands:
-        where += h
-    for t in state.teams:
-        where += t
-    where += [b for b in state.broom if b >= 0]
-    if state.combat is not None:
-        where += state.combat["table"]
-        if state.combat["t"] == "forest" and state.combat["target"] >= 0:
-            where.append(state.combat["target"])
-    if len(where) != len(state.game.in_play) or set(where) != state.game.in_play_set:
-        problems.append(f"cards not conserved: {len(where)} placed vs {len(state.game.in_play)} in play")
+    problems = check_zones(state)
     for p, h in enumerate(state.hands):
-        if any(not cs.is_hand[c] for c in h):
-            problems.append(f"player {p} holds a non-hand card")
+        bad = [c for c in h if not cs.is_hand[c]]
+        if bad:
+            problems.append(f"hands[{p}]: {cs.cards[bad[0]].name} is not a hand card")
         held = set(h)
         for o in range(state.num_players):
             kn = state.known[o][p]
-            if kn and (len(set(kn)) != len(kn) or not held.issuperset(kn)):
-                problems.append(f"player {o} 'knows' cards {kn} that player {p} does not hold")
+            if kn and (o == p or len(set(kn)) != len(kn) or not held.issuperset(kn)):
+                problems.append(f"known[{o}][{p}]: player {o} 'knows' cards {kn} that player {p} does not hold")
     if state.stage != "setup":
         for p, t in enumerate(state.teams):
             if not t:
-                problems.append(f"player {p} has no character")
+                problems.append(f"teams[{p}]: player {p} has no character")
     for c in state.graveyard:
         if state.level[c] != 0:
-            problems.append(f"{cs.cards[c].name} in the graveyard above level A")
+            problems.append(f"level[{c}]: {cs.cards[c].name} in the graveyard above level A")
     in_teams = {c for t in state.teams for c in t}
     for c, b in enumerate(state.broom):
-        if b >= 0 and c not in in_teams:
-            problems.append(f"broomed {cs.cards[c].name} left its team")
-    if min(state.level) < 0 or max(state.level) > 2:
-        problems.append("a level outside A-C")
-    voodoo_in_market = [c for c in state.market if cs.effect[c] == "voodoo"]
-    if voodoo_in_market:
-        problems.append("a voodoo doll on the market pile")
+        if b >= 0 and (c not in in_teams or cs.effect[b] != "broom"):
+            problems.append(f"broom[{c}]: card {b} under {cs.cards[c].name} must be a broom under a team's character")
+    if any(cs.effect[c] == "voodoo" for c in state.market):
+        problems.append("market: a voodoo doll on the market pile")
+    if any(state.forest_known[p] > len(state.forest) for p in range(state.num_players)):
+        problems.append("forest_known: more top cards known than the forest deck holds")
     return problems

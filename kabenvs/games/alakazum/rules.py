@@ -66,12 +66,16 @@ Rulebook points this engine had to interpret (each is in docs/games/alakazum.md 
 15. Players see which hand cards went into another hand publicly (market, thrifty draws, steals,
     revealed Alakazum objects, a cancelled card) and remember them until that hand loses a card of
     that type in public (then one such card is forgotten) or gives a card away in secret (then
-    every card of that hand is forgotten by the players who did not see the gift).
+    every card of that hand is forgotten by the players who did not see the gift). Knowledge is by
+    type: showing a card adds it only where fewer cards of its type were known (copies are identical).
 16. Decisions whose mere existence would reveal a hidden hand are always asked (phase 2 and 3,
     combat and die potions, steal replies, voodoo windows), with ``pass`` the only legal action
     when nothing else is; decisions that depend only on public facts are skipped (the fighter of a
     one-character team, the helper when no sociable character can help, Black Friday's recipient
     with 2 players).
+17. Sociable helpers in a fight between players: the attacker chooses its fighter and then its
+    helper; the defender chooses its helper after seeing both (the rulebook gives no order; the
+    attacker, who starts the fight, commits first, as it also bids first with potions).
 """
 
 from __future__ import annotations
@@ -156,9 +160,11 @@ class AlakazumGame(Game):
     name = "alakazum"
     env_id = "alakazum_v0"
     Config = AlakazumConfig
-    # The shared kit plays hundreds of random games per config; a full random game is 300-700
-    # decisions, so the kit runs a 10-turn limit (the game's own tests play whole games).
-    test_configs = [{"num_players": n, "max_turns": 10} for n in (2, 3, 4, 5)]
+    # 2 and 5 players play full-length games (the default max_turns: late-game decisions, a
+    # failed Alakazum, an empty forest deck); 3 and 4 players a 10-turn limit, which keeps the
+    # kit's per-config random games quick and covers the truncation path.
+    test_configs = [{"num_players": 2}, {"num_players": 3, "max_turns": 10},
+                    {"num_players": 4, "max_turns": 10}, {"num_players": 5}]
 
     def __init__(self, config=None, **options) -> None:
         super().__init__(config, **options)
@@ -177,10 +183,15 @@ class AlakazumGame(Game):
         self.forest_id = [cat.id("forest", k) for k in range(cs.num_classes)]
         self.finals_in_play = cs.finals_for(self.num_players)
         self.num_dolls = sum(1 for c in cs.cards if c.effect == "voodoo")
-        self.in_play = [c.id for c in cs.cards if c.kind != "final"] + [f for f, _ in self.finals_in_play]
+        self.in_play = self.in_play_cards()
         self.in_play_set = frozenset(self.in_play)
         self.decision_cap = self.config.max_turns * DECISIONS_PER_TURN + 60
         self.offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
+
+    def in_play_cards(self) -> list[int]:
+        """Every card of this game (the Saint Valentine final only with 2 or 5 players)."""
+        cs = self.cs
+        return [c.id for c in cs.cards if c.kind != "final"] + [f for f, _ in cs.finals_for(self.num_players)]
 
     def build_catalog(self) -> ActionCatalog:
         # the first builder Game.__init__ calls: the card set is kept from here on
@@ -272,6 +283,7 @@ class AlakazumState(State):
         s.fm = []  # Forest Magic: cards in the caster's hand of six
         s.fm_order = []  # Forest Magic: cards put back so far (first = new top)
         s.fm_keep = -1  # Forest Magic: a kept character/trap waiting for the cards to be put back
+        s.last_play = None  # this turn's last announced play (kept after it resolves: perfect recall)
         s.staged = []  # hats paid for an announced spell, on the table during the voodoo window
         s.fm_knew = []  # players whose knowledge of the deck top covered the six (resample keeps them)
         finals = [f for f, _ in game.finals_in_play]
@@ -301,6 +313,10 @@ class AlakazumState(State):
         s.pending = {"k": PICK, "p": order[0], "rest": order[1:]}
         s.current_player = order[0]
         return s
+
+    def _reset_caches(self) -> None:
+        super()._reset_caches()
+        self._resample_memo: dict = {}  # resample.py: what a seat saw over the history, per seat
 
     # ------------------------------------------------------------------ small helpers
     def _roll(self) -> int:
@@ -369,10 +385,19 @@ class AlakazumState(State):
         return sum(1 for q in range(self.num_players) if q != p and len(self.teams[q]) > mine)
 
     # -- hands and what others know of them (rules note 15)
-    def _reveal(self, p: int, card: int) -> None:
+    def _reveal(self, p: int, cards: list[int]) -> None:
+        """``p`` shows ``cards``: everybody now knows ``p`` holds at least that many of each type.
+        Knowledge is by type (copies of a type are identical), so a shown card is added only
+        where fewer of its type were known: what a player knows never depends on which copy."""
+        ht = self.game.cs.htype
         for o in range(self.num_players):
-            if o != p and card not in self.known[o][p]:
-                self.known[o][p].append(card)
+            if o == p:
+                continue
+            kn = self.known[o][p]
+            for card in cards:
+                t = ht[card]
+                if sum(1 for c in cards if ht[c] == t) > sum(1 for c in kn if ht[c] == t) and card not in kn:
+                    kn.append(card)
 
     def _hand_add(self, p: int, card: int, informed: tuple[int, ...] | None) -> None:
         """``informed`` None: everybody saw the card go in; else only those seats."""
@@ -420,6 +445,7 @@ class AlakazumState(State):
         self.turn_player = p
         self.in_dejavu = False
         self.actions_left = 0
+        self.last_play = None
         thrifty = sum(1 for c in self.teams[p] if cs.thrifty[c])
         for _ in range(min(thrifty, len(self.market))):
             self._hand_add(p, self.market.pop(), None)
@@ -664,15 +690,15 @@ class AlakazumState(State):
         self.actions_left -= 1
         if kind == "market":
             card = self._find(p, move[0])
-            self._reveal(p, card)
+            self._reveal(p, [card])
             self._announce(p, {"a": "market", "card": card})
         elif kind == "food":
             card = self._find(p, move[0])
-            self._reveal(p, card)
+            self._reveal(p, [card])
             self._announce(p, {"a": "food", "card": card, "cul": move[1]})
         elif kind == "broom":
             card = self._find(p, cs.htype[next(c for c in self.hands[p] if cs.effect[c] == "broom")])
-            self._reveal(p, card)
+            self._reveal(p, [card])
             self._announce(p, {"a": "broom", "card": card})
         elif kind == "fight":
             self.pending = {"k": FIGHT_TARGET, "p": p}
@@ -692,6 +718,7 @@ class AlakazumState(State):
         self._announce(p, {"a": "fight", "target": c, "def": owner})
 
     def _announce(self, p: int, ann: dict) -> None:
+        self.last_play = {**ann, "cancelled": False}
         n = self.num_players
         if sum(1 for c in self.boxed if self.game.cs.effect[c] == "voodoo") < self.game.num_dolls:
             order = [(p + i) % n for i in range(1, n)]
@@ -708,6 +735,7 @@ class AlakazumState(State):
             for c in self.staged:  # a cancelled spell's hats go back to the caster's hand
                 self._hand_add(actor, c, None)
             self.staged = []
+            self.last_play["cancelled"] = True
             return  # cancelled: the action is used up / the Alakazum turn ends
         rest = pend["rest"]
         if rest:
@@ -928,11 +956,12 @@ class AlakazumState(State):
         t, mode = move
         card = self._find(p, t)
         self._hand_remove(p, card, None)
-        cb["table"].append(card)
         side = self._side(p)
+        # the table in the order played: [card, side (0 attacker, 1 defender), mode (1 = on the die)]
+        cb["table"].append([card, side, mode])
         if cs.effect[card] == "steal_potion":
             stolen = cb["pots"][1 - side].pop()[0]
-            cb["table"].remove(stolen)
+            cb["table"] = [e for e in cb["table"] if e[0] != stolen]
             self._hand_add(p, stolen, None)
             return True
         cb["pots"][side].append([card, cs.value[card], mode])
@@ -994,7 +1023,7 @@ class AlakazumState(State):
         self._end_combat()
 
     def _end_combat(self) -> None:
-        self.market += self.combat["table"]
+        self.market += [e[0] for e in self.combat["table"]]
         self.combat = None
 
     def _on_bid(self, p, pend, kind, move) -> None:
@@ -1112,10 +1141,9 @@ class AlakazumState(State):
             return
         cul = move[0]
         cs = self.game.cs
-        for c in self.hands[p]:
-            e = cs.effect[c]
-            if e == "amulet" or (e == "culture_object" and cs.cards[c].culture == cul):
-                self._reveal(p, c)
+        shown = [c for c in self.hands[p] if cs.effect[c] == "amulet"
+                 or (cs.effect[c] == "culture_object" and cs.cards[c].culture == cul)]
+        self._reveal(p, shown)
         self._announce(p, {"a": "alakazum", "cul": cul, "pts": self._culture_points(p, cul)})
 
     def _on_final(self, p, pend, kind, move) -> None:
@@ -1161,6 +1189,21 @@ class AlakazumState(State):
             "revealed": list(self.revealed),
         }
 
+    def action_name_for(self, action: int, seat: int | None) -> str:
+        """The move as ``seat`` saw it: the card given away (Black Friday, Halloween) is seen by
+        the giver and the recipient only; another caster's Forest Magic choices are secret."""
+        pend = self.pending
+        if seat is None or pend is None or seat == pend["p"]:
+            return self.game.catalog.name(action)
+        k = pend["k"]
+        if k == GIVE_CARD and seat != pend["to"]:
+            return "give a card (hidden)"
+        if k == FM_KEEP:
+            return "keep a Forest Magic card (hidden)"
+        if k == FM_ORDER:
+            return "put a Forest Magic card back on the deck (hidden)"
+        return self.game.catalog.name(action)
+
     def decision(self) -> str:
         if self.current_player is None or self.pending is None:
             return "game over"
@@ -1179,14 +1222,24 @@ class AlakazumState(State):
         return encode(self, player)
 
     def resample_hidden(self, player: int, rng=None) -> "AlakazumState":
-        from kabenvs.games.alakazum.encoding import resample
+        from kabenvs.games.alakazum.resample import resample
 
         return resample(self, player, as_generator(rng))
+
+    def hidden_zones(self, player: int) -> dict[str, list]:
+        from kabenvs.games.alakazum.resample import hidden_zones
+
+        return hidden_zones(self, player)
 
     def render(self, player: int | None = None) -> str:
         from kabenvs.games.alakazum.encoding import render
 
         return render(self, player)
+
+    def check_fields(self) -> list[str]:
+        from kabenvs.games.alakazum.validate import check_fields
+
+        return check_fields(self)
 
     def invariants(self) -> list[str]:
         from kabenvs.games.alakazum.encoding import invariants
@@ -1207,6 +1260,7 @@ class AlakazumState(State):
         nd["known"] = [[k[:] for k in row] for row in self.known]
         nd["pending"] = _copy_json(self.pending)
         nd["combat"] = _copy_json(self.combat)
+        nd["last_play"] = _copy_json(self.last_play)
         new._reset_caches()
         return new
 

@@ -202,3 +202,31 @@ def test_no_leak_over_whole_games(n):
                     while play.current_player is not None:
                         play.apply(rnd.choice(play.legal_actions()))
             state.apply(rnd.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize("n", [2, 5])
+def test_a_game_played_through_the_env_to_its_turn_cap_is_truncated_with_zero_rewards(n):
+    env = kabenvs.make("alakazum_v0", num_players=n, max_turns=4)
+    env.reset(seed=11)
+    rnd = random.Random(2)
+    ended = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            ended[agent] = (term, trunc, env._cumulative_rewards[agent])
+            env.step(None)
+            continue
+        env.step(rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+    state = env.unwrapped.state
+    assert state.truncated and state.turn == 4 and "truncated_by" not in info  # the game's cap, not the env's
+    assert ended == {f"player_{i}": (False, True, 0.0) for i in range(n)}
+    assert state.returns() == [0.0] * n
+
+
+def test_models_trained_on_the_older_observation_are_refused():
+    from kabenvs.agents.policy import ModelLoadError, check_compatible, game_metadata
+
+    game = AlakazumGame(num_players=2)
+    old = {**game_metadata(game), "observation_size": 1929}  # the observation before the 2026-12-01 change
+    with pytest.raises(ModelLoadError, match="observation size 1929.*differs in: observation_size"):
+        check_compatible(old, game)

@@ -93,6 +93,21 @@ def test_sociable_helper_wins_but_only_the_fighter_levels_up():
     assert "Vicentica" in names(t, s.teams[0])
 
 
+def test_defender_chooses_its_helper_after_seeing_the_attackers_fighter_and_helper():
+    """Rules decision 17: the attacker commits its fighter and helper first."""
+    t = Table(2)
+    t.arrange(teams={0: [("Moura", 0), ("Costalero", 0)], 1: [("Olentzero", 0), ("Gaiteiro", 0), ("Trasno", 0)]})
+    s = t.at_action(0)
+    do(s, "fight and hypnotise", "character Trasno", "character Moura", "character Costalero")
+    assert s.pending["k"] == "defender_sociable_helper" and s.current_player == 1
+    seen = s.game.layout.split(s.observation(1))["combat_chars"]
+    ci = s.game.cs.char_index
+    assert seen[0][ci[char(t, "Moura")]] == 1 and seen[1][ci[char(t, "Costalero")]] == 1
+    assert legal_names(s) == ["character Gaiteiro", "pass"]
+    do(s, "character Gaiteiro")
+    assert s.pending["k"] == "potion_bidding" and s.combat["dh"] == char(t, "Gaiteiro")
+
+
 def test_die_valued_combat_points_are_rolled_each_combat():
     t = Table(2)
     t.arrange(teams={0: [("Cascamorras", 0)], 1: [("Olentzero", 0)]}, forest_top=["Basajaun"])
@@ -549,3 +564,34 @@ def test_forest_magic_caster_remembers_the_cards_placed_and_kept():
     assert mine["forest_magic"].sum() == 4 and mine["forest_magic_placed"].sum() == 1
     assert mine["forest_magic_kept"].sum() == 1
     assert theirs["forest_magic"].sum() == theirs["forest_magic_placed"].sum() == theirs["forest_magic_kept"].sum() == 0
+
+
+# ---------------------------------------------------------------- Unlucky Witch at every player count
+WITCH_CASES = [
+    # (players, characters of each player (player 0 casts), legal?)
+    (2, [1, 2], True),
+    (2, [1, 1], False),
+    (2, [2, 1], False),
+    (3, [1, 2, 2], True),
+    (3, [1, 2, 1], False),  # only one of the two others has more
+    (3, [2, 3, 2], False),
+    (4, [1, 2, 2, 2], True),
+    (4, [1, 2, 2, 1], False),
+    (4, [1, 3, 1, 2], False),
+    (5, [1, 2, 2, 2, 2], True),
+    (5, [1, 2, 2, 2, 1], True),  # 5 players: 3 of the 4 others are enough
+    (5, [1, 2, 2, 1, 1], False),
+    (5, [2, 3, 3, 2, 2], False),
+]
+TEAM_POOL = ["Moura", "Olentzero", "Trasno", "Penitente", "Pilotari", "Vicentica", "Gegant", "Maruxa",
+             "Caganer", "Aizkolari", "Rocío", "Tuno", "Fallera", "Kattalin"]
+
+
+@pytest.mark.parametrize("n, sizes, legal", WITCH_CASES, ids=[f"{c[0]}p-{c[1]}" for c in WITCH_CASES])
+def test_unlucky_witch_needs_every_other_player_ahead_or_three_of_four(n, sizes, legal):
+    t = Table(n)
+    pool = iter(TEAM_POOL)
+    t.arrange(teams={p: [(next(pool), 0) for _ in range(k)] for p, k in enumerate(sizes)},
+              market=["Combat potion +1", "Magic hat 2"])
+    s = t.at_action(0)
+    assert ("cast Unlucky Witch" in legal_names(s)) == legal

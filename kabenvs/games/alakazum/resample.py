@@ -1,0 +1,285 @@
+"""Alakazum!'s resampling of what a seat cannot see, consistent with the seat's whole history.
+
+How (docs/games/alakazum.md, Information): a world is the real game with its hidden cards
+*relabelled*. A card is hidden from seat ``p`` if ``p`` never saw what it is at any point of the
+game (not only now: a card ``p`` saw go into a hand and then forgot, rules note 15, keeps its
+identity). We
+
+1. replay the real game from its start and collect every card ``p`` saw that could be hidden
+   from it later (``visible``), which physical card each hidden choice of the history took (a
+   card given away, a Forest Magic card kept or put back), and what each Alakazum showed a hand
+   not to hold;
+2. draw a permutation of the never-seen cards that keeps what ``p`` could tell about them: a card
+   now in another hand stays a hand card (``p`` saw a hand card drawn or given), another caster's
+   kept Forest Magic card stays a non-hand card (it did not go to a hand), an unseen final enemy
+   stays a final enemy; while another player pays a spell, enough of their hats stay put (choosing
+   the spell showed they hold them);
+3. relabel the start with it, rewrite the hidden choices of the history to the relabelled cards'
+   types (``give Broom`` becomes ``give Traca`` if the Broom was relabelled a Traca), and replay
+   the rewritten history from the relabelled start: the replay is the world. Public chance (dice,
+   reshuffles) replays identically from the real start's generator, since the number of draws
+   and the deck size at each reshuffle are public; the world's own generator (its future) is
+   fresh from the caller's ``rng``.
+
+A state without a recorded start (an older save) is treated as its own start.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from kabenvs.games.alakazum.rules import AlakazumState
+
+# Fields of a saved state that can hold a card hidden from some seat (the rest are public zones).
+_CARD_LISTS = ("forest", "fm", "fm_order", "finals")
+
+
+def visible(s: "AlakazumState", p: int) -> set[int]:
+    """The cards seat ``p`` sees in state ``s`` that could be hidden from it later.
+
+    Public zones a card never leaves for a hidden one (teams, graveyard, display, box, brooms)
+    are left out, and so are those it leaves only in view of everyone (the market, the combat
+    table, hats paid: a card taken from them into a hand is known to be there at that step, so
+    it shows up in ``known``). What remains: my hand, the cards I know in other hands, the deck
+    top I know, my Forest Magic cards, a forest character being fought (a lost fight shuffles it
+    back into the deck) and the final enemies I saw or that were revealed."""
+    out: set[int] = set(s.hands[p])
+    for kn in s.known[p]:
+        out.update(kn)
+    fk = s.forest_known[p]
+    if fk:
+        out.update(s.forest[len(s.forest) - fk:])
+    if (s.fm or s.fm_keep >= 0) and s.pending is not None and s.pending["p"] == p:
+        out.update(s.fm)
+        out.update(s.fm_order)
+        if s.fm_keep >= 0:
+            out.add(s.fm_keep)
+    cb = s.combat
+    if cb is not None and cb["target"] >= 0:
+        out.add(cb["target"])
+    for i, f in enumerate(s.finals):
+        if s.revealed[i] or s.seen[p][i]:
+            out.add(f)
+    return out
+
+
+def _taken(s: "AlakazumState", action: int) -> int:
+    """The physical card a hidden choice takes (-1 for any other move)."""
+    from kabenvs.games.alakazum.rules import FM_KEEP, FM_ORDER, GIVE_CARD
+
+    pend = s.pending
+    if pend is None:
+        return -1
+    k = pend["k"]
+    if k == GIVE_CARD:
+        return s._find(pend["p"], s.game.move_of[action][0])
+    if k in (FM_KEEP, FM_ORDER):
+        cls = s.game.cs.cls
+        want = s.game.move_of[action][0]
+        return next(c for c in s.fm if cls[c] == want)
+    return -1
+
+
+def _hidden_now(state: "AlakazumState", p: int) -> dict[str, list[int]]:
+    """Cards hidden from ``p`` now, by zone (the zones of ``hidden_zones``)."""
+    zones: dict[str, list[int]] = {}
+    for q in range(state.num_players):
+        if q != p:
+            kn = state.known[p][q]
+            zones[f"hand of player {q}"] = [c for c in state.hands[q] if c not in kn]
+    fk = state.forest_known[p]
+    zones["forest deck"] = state.forest[: len(state.forest) - fk]
+    pend = state.pending
+    if (state.fm or state.fm_keep >= 0) and pend is not None and pend["p"] != p and p not in state.fm_knew:
+        zones["Forest Magic cards"] = state.fm + state.fm_order + ([state.fm_keep] if state.fm_keep >= 0 else [])
+    for i, f in enumerate(state.finals):
+        if not state.revealed[i] and not state.seen[p][i]:
+            zones[f"final enemy {i}"] = [f]
+    return zones
+
+
+def hidden_zones(state: "AlakazumState", p: int) -> dict[str, list[str]]:
+    """Hidden items by zone, named by what they are (copies of a hand-card type are identical,
+    so which copy is where is no information: items are card types, characters, traps, finals)."""
+    cs = state.game.cs
+    name = cs.class_name
+    cls = cs.cls
+    return {z: sorted(cs.cards[c].name if cls[c] < 0 else name(cls[c]) for c in cards)
+            for z, cards in _hidden_now(state, p).items()}
+
+
+def _start_of(state: "AlakazumState") -> tuple["AlakazumState", list[int]]:
+    if state.start is None:
+        origin = state.clone()
+        origin.mark_start()
+        return origin, []
+    return state.replay_start(), state.replay_actions()
+
+
+def _relabel(fields: dict, sigma: dict[int, int]) -> dict:
+    """The start's fields with every card id mapped through ``sigma`` (identity elsewhere)."""
+    m = sigma.get
+    out = dict(fields)
+    out["hands"] = [[m(c, c) for c in h] for h in fields["hands"]]
+    out["known"] = [[[m(c, c) for c in kn] for kn in row] for row in fields["known"]]
+    for key in _CARD_LISTS:
+        out[key] = [m(c, c) for c in fields[key]]
+    out["fm_keep"] = m(fields["fm_keep"], fields["fm_keep"])
+    level, broom = fields["level"][:], fields["broom"][:]
+    for c, d in sigma.items():
+        level[d], broom[d] = fields["level"][c], fields["broom"][c]
+    out["level"], out["broom"] = level, broom
+    return out
+
+
+def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "AlakazumState":
+    """A world seat ``p`` cannot tell from ``state`` over its whole history (module docstring)."""
+    game = state.game
+    cs = game.cs
+    origin, actions = _start_of(state)
+    seen, taken, barred = _history_facts(state, p, origin, actions)
+    # 2. a permutation of the never-seen cards keeping what p could tell about them
+    zones = _hidden_now(state, p)
+    hidden = {c for cards in zones.values() for c in cards} - seen
+    fixed = _hats_being_paid(state, p, hidden)
+    hidden -= fixed
+    finals = set(state.finals)
+    need_hand = [c for q in range(state.num_players) if q != p for c in state.hands[q] if c in hidden]
+    need_other = [state.fm_keep] if state.fm_keep in hidden else []
+    free = sorted(c for c in hidden if c not in finals and c not in need_hand and c not in need_other)
+    sigma = _assign(cs, need_hand, need_other, free, barred, rng)
+    unseen_finals = sorted(c for c in hidden if c in finals)
+    for c, j in zip(unseen_finals, rng.permutation(len(unseen_finals))):
+        sigma[c] = unseen_finals[j]
+    # 3. relabel the start, rewrite the hidden choices, replay
+    start = origin.start
+    fields = _relabel(start["state"], sigma)
+    new_start = {"state": fields, "rng": start["rng"]}
+    world = origin.__class__.__new__(origin.__class__)
+    world.__dict__.update(_deep(fields))
+    world.game = game
+    world.rng = np.random.Generator(np.random.PCG64(0))
+    world.rng.bit_generator.state = start["rng"]
+    world.start = new_start
+    world._reset_caches()
+    give_id, forest_id = game.give_id, game.forest_id
+    from kabenvs.games.alakazum.rules import GIVE_CARD
+
+    for a, card in zip(actions, taken):
+        if card >= 0:
+            d = sigma.get(card, card)
+            if d != card:
+                a = give_id[cs.htype[d]] if world.pending["k"] == GIVE_CARD else forest_id[cs.cls[d]]
+                world.apply(a)  # a rewritten choice: checked
+                continue
+        # the real game's move, legal in the relabelled world by construction (the shared kit
+        # replays resampled worlds with every check): applied without the legality check
+        world.history.append(a)
+        world._apply(a)
+        world._legal = world._legal_set = None
+    world.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
+    world._reset_caches()
+    return world
+
+
+def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", actions: list[int]):
+    """Replay the real game: every card ``p`` ever saw, the card behind each hidden choice, and
+    the cards an Alakazum showed not to be amulets or objects of its culture. Kept on the state
+    (a cache, dropped by ``_reset_caches``) since a search resamples one position many times."""
+    memo = state._resample_memo
+    key = (p, len(state.history))
+    if key in memo:
+        return memo[key]
+    if any(k[1] != key[1] for k in memo):
+        memo.clear()  # the state moved on: only the current position's facts are kept
+    game = state.game
+    seen = visible(origin, p)
+    taken = []
+    # An Alakazum shows every amulet and every object of its culture in the hand: the other
+    # cards held then are none of those (card -> cultures announced while it was held).
+    barred: dict[int, set[int]] = {}
+    replay = origin.clone()
+    kind_of, move_of = game.kind_of, game.move_of
+    for a in actions:
+        taken.append(_taken(replay, a))
+        if kind_of[a] == "alakazum" and replay.pending["p"] != p:
+            for c in replay.hands[replay.pending["p"]]:
+                barred.setdefault(c, set()).add(move_of[a][0])
+        # the real game's own moves: legal by construction, so the legality check is skipped
+        replay.history.append(a)
+        replay._apply(a)
+        replay._legal = replay._legal_set = None
+        seen |= visible(replay, p)
+    memo[key] = (seen, taken, barred)
+    return memo[key]
+
+
+def _assign(cs, need_hand: list[int], need_other: list[int], free: list[int], barred: dict[int, set[int]],
+            rng: np.random.Generator) -> dict[int, int]:
+    """A random bijection of the never-seen cards onto themselves: a card in another hand gets a
+    hand card (and none an Alakazum would have shown), a kept Forest Magic card a non-hand card,
+    the rest any. Most constrained positions first; the identity is always a valid answer, so
+    after a few unlucky tries it is returned."""
+    cards = need_hand + need_other + free
+    hand_set = set(need_hand)
+    other_set = set(need_other)
+
+    def allowed(c: int, d: int) -> bool:
+        if c in hand_set:
+            if not cs.is_hand[d]:
+                return False
+            bar = barred.get(c)
+            if bar:
+                e = cs.effect[d]
+                if e == "amulet" or (e == "culture_object" and cs.cards[d].culture in bar):
+                    return False
+            return True
+        if c in other_set:
+            return not cs.is_hand[d]
+        return True
+
+    options = {c: [d for d in cards if allowed(c, d)] for c in cards}
+    for _ in range(8):
+        order = sorted(cards, key=lambda c: (len(options[c]), rng.random()))
+        left = set(cards)
+        sigma: dict[int, int] = {}
+        for c in order:
+            choice = [d for d in options[c] if d in left]
+            if not choice:
+                break
+            d = choice[int(rng.integers(len(choice)))]
+            sigma[c] = d
+            left.discard(d)
+        else:
+            return sigma
+    return {c: c for c in cards}
+
+
+def _hats_being_paid(state: "AlakazumState", p: int, hidden: set[int]) -> set[int]:
+    """While another player pays a spell, choosing it showed they hold hats worth what is left to
+    pay: enough of their never-seen hats stay where they are (the largest first)."""
+    pend = state.pending
+    if pend is None or pend["k"] != "pay_spell" or pend["p"] == p:
+        return set()
+    cs = state.game.cs
+    q = pend["p"]
+    hats = [c for c in state.hands[q] if cs.effect[c] == "hat"]
+    need = pend["rem"] - sum(cs.value[c] for c in hats if c not in hidden)
+    out = set()
+    for c in sorted((c for c in hats if c in hidden), key=lambda c: (-cs.value[c], c)):
+        if need <= 0:
+            break
+        out.add(c)
+        need -= cs.value[c]
+    return out
+
+
+def _deep(v):
+    if isinstance(v, dict):
+        return {k: _deep(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_deep(x) for x in v]
+    return v

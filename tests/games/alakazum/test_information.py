@@ -1,0 +1,179 @@
+"""Perfect recall and hidden moves: histories a seat can tell apart give it different observations,
+moves it cannot tell apart read the same to it, and resampled worlds replay its whole history."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .helpers import Table, do
+
+
+def obs(s, p):
+    return s.observation(p)
+
+
+def block(s, p, name):
+    return s.game.layout.split(s.observation(p))[name]
+
+
+def cid(t, name):
+    return next(c.id for c in t.cs.cards if c.name == name)
+
+
+def replays_for_every_seat(s, tries=6, seed=0):
+    """Every seat's resampled worlds replay from their own start to themselves, showing it the
+    same observations at every step (the kit's check, on a rigged position)."""
+    rng = np.random.default_rng(seed)
+    past = [s.replay_start()]
+    for a in s.replay_actions():
+        nxt = past[-1].clone()
+        nxt.apply(a)
+        past.append(nxt)
+    for p in range(s.num_players):
+        for _ in range(tries):
+            world = s.resample_hidden(p, rng)
+            replay = world.replay_start()
+            for i, a in enumerate(world.replay_actions()):
+                np.testing.assert_array_equal(replay.observation(p), past[i].observation(p))
+                replay.apply(a)
+            np.testing.assert_array_equal(replay.observation(p), s.observation(p))
+            assert world.render(p) == s.render(p)
+
+
+# ---------------------------------------------------------------- the combat table's order
+def combat(order):
+    t = Table(2)
+    t.arrange(teams={0: [("Olentzero", 0), ("Moura", 0)], 1: [("Penitente", 0), ("Pilotari", 0)]},
+              hands={0: ["Combat potion +1", "Combat potion +2"], 1: ["Steal potion"]})
+    s = t.at_action(0)
+    do(s, "fight and hypnotise", "character Penitente", "character Olentzero")
+    do(s, f"play {order[0]}", "pass", f"play {order[1]}")
+    return t, s
+
+
+def test_the_order_of_potions_on_the_table_is_seen_a_steal_takes_the_last():
+    (ta, a), (tb, b) = combat(["Combat potion +1", "Combat potion +2"]), combat(["Combat potion +2", "Combat potion +1"])
+    # the same sums and counts: only the order tells which potion a steal would take
+    assert a._combat_total(0) == b._combat_total(0)
+    for p in (0, 1):
+        assert not np.array_equal(obs(a, p), obs(b, p))
+    top = block(a, 1, "combat_table")[0]
+    assert top[a.game.cs.htype[cid(ta, "Combat potion +2")]] == 1 and top[-2] == 0  # the attacker's +2
+    do(a, "play Steal potion")
+    do(b, "play Steal potion")
+    assert [ta.cs.cards[c].name for c in a.hands[1]] == ["Combat potion +2"]
+    assert [tb.cs.cards[c].name for c in b.hands[1]] == ["Combat potion +1"]
+    row = block(a, 0, "combat_table")[0]  # the steal itself now lies on top, played by the defender
+    assert row[a.game.cs.htype[cid(ta, "Steal potion")]] == 1 and row[-2] == 1
+    replays_for_every_seat(a)
+
+
+# ---------------------------------------------------------------- spells
+def spell(name, hats=("Magic hat 2",), dolls=False):
+    t = Table(2)
+    t.arrange(teams={0: [("Moura", 0), ("Basajaun", 0)], 1: [("Olentzero", 0), ("Trasno", 0)]},
+              hands={0: list(hats)}, graveyard=["Pilotari"], dolls_boxed=not dolls)
+    s = t.at_action(0)
+    do(s, name)
+    return t, s
+
+
+def test_the_spell_being_paid_for_is_seen():
+    # Forest Magic and Levitation both cost 3: Moura's energy 1 leaves 2 to pay either way
+    (_, fm), (_, lev) = spell("cast Forest Magic"), spell("cast Levitation")
+    assert fm.pending["k"] == lev.pending["k"] == "pay_spell" and fm.pending["rem"] == lev.pending["rem"]
+    for p in (0, 1):
+        assert not np.array_equal(obs(fm, p), obs(lev, p))
+    assert block(fm, 1, "spell_paid").argmax() == 3 and block(lev, 1, "spell_paid").argmax() == 4
+
+
+def test_the_hats_paid_are_seen_during_the_voodoo_window():
+    hats = ("Magic hat 2", "Magic hat 3")
+    (t, two), (_, three) = spell("cast Clairvoyance", hats, dolls=True), spell("cast Clairvoyance", hats, dolls=True)
+    do(two, "pay with Magic hat 2")
+    do(three, "pay with Magic hat 3")  # overpaid: no change is given back
+    assert two.pending["k"] == three.pending["k"] == "voodoo_window"
+    for p in (0, 1):
+        assert not np.array_equal(obs(two, p), obs(three, p))
+    paid = block(three, 1, "hats_paid")
+    assert paid[t.cs.htype[cid(t, "Magic hat 3")]] > 0 and paid.sum() > 0
+    do(three, "pass")  # resolved: the hats go to the market, where they are seen in order
+    assert block(three, 1, "hats_paid").sum() == 0
+
+
+def test_a_play_that_changes_nothing_on_the_table_is_still_remembered():
+    # a food for a culture with no character: either culture leaves the same table
+    t = Table(2)
+    t.arrange(teams={0: [("Moura", 0)], 1: [("Olentzero", 0)]}, hands={0: ["Food VAL/CAT"]})
+    worlds = []
+    for culture in ("VAL", "CAT"):
+        s = t.at_action(0).clone()
+        do(s, f"give Food VAL/CAT to the {culture} characters")
+        worlds.append(s)
+    for p in (0, 1):
+        assert not np.array_equal(obs(worlds[0], p), obs(worlds[1], p))
+
+
+def test_the_whole_market_pile_is_seen_in_order():
+    # two piles that differ only below the eighth card from the top
+    piles = []
+    for bottom in (["Magic hat 1", "Broom"], ["Broom", "Magic hat 1"]):
+        t = Table(2)
+        top = ["Combat potion +1"] * 4 + ["Die potion +1"] * 4
+        t.arrange(teams={0: [("Moura", 0)], 1: [("Olentzero", 0)]}, market=bottom + top)
+        piles.append(t.at_action(0))
+    assert not np.array_equal(obs(piles[0], 1), obs(piles[1], 1))
+    rows = block(piles[0], 1, "market")
+    assert rows[:10].sum() == 10 and rows[10:].sum() == 0
+
+
+# ---------------------------------------------------------------- hidden moves
+def test_hidden_moves_read_as_hidden_to_those_who_did_not_see_them():
+    t = Table(3)
+    t.arrange(teams={0: [("Moura", 0)], 1: [("Olentzero", 0)], 2: [("Trasno", 0)]},
+              hands={0: ["Broom", "Traca", "Magic hat 1", "Steal potion"]}, forest_top=["Black Friday's Discount"])
+    s = t.begin_turn(0)
+    do(s, "to the player 1 seat(s) to the left")
+    give = next(a for a in s.legal_actions() if s.action_name(a) == "give Broom")
+    assert s.action_name_for(give, 0) == s.action_name_for(give, 1) == "give Broom"
+    assert s.action_name_for(give, 2) == "give a card (hidden)"
+    assert s.action_name_for(give, None) == "give Broom"
+
+
+def test_forest_magic_choices_are_hidden_and_resampling_keeps_the_public_count():
+    t = Table(3)
+    six = ["Combat potion +2", "Vicentica", "Die potion +2", "Magic hat 1", "Broom", "Steal potion"]
+    t.arrange(teams={0: [("Basajaun", 2)], 1: [("Olentzero", 0)], 2: [("Trasno", 0)]},
+              hands={0: ["Magic hat 3"], 1: ["Combat potion +1", "Magic hat 2"]}, forest_top=six)
+    s = t.at_action(0)
+    do(s, "cast Forest Magic", "pay with Magic hat 3")
+    keep = next(a for a in s.legal_actions() if s.action_name(a) == "forest card Vicentica")
+    assert s.action_name_for(keep, 1) == "keep a Forest Magic card (hidden)"
+    assert s.action_name_for(keep, 0) == "forest card Vicentica"
+    do(s, "forest card Vicentica", "forest card Broom")
+    out = block(s, 1, "piles")[2]
+    for p in (1, 2):
+        for seed in range(20):
+            world = s.resample_hidden(p, np.random.default_rng(seed))
+            assert block(world, p, "piles")[2] == out  # the count of Forest Magic cards out
+            assert world.fm_keep >= 0 and not world.game.cs.is_hand[world.fm_keep]
+    replays_for_every_seat(s)
+    zones = s.hidden_zones(1)
+    assert len(zones["Forest Magic cards"]) == 6 and "hand of player 0" in zones and "final enemy 0" in zones
+
+
+def test_an_alakazum_shows_every_object_of_its_culture_so_the_rest_of_the_hand_has_none():
+    t = Table(2)
+    t.arrange(teams={0: [("Vicentica", 2), ("Dolçainer", 2), ("Pilotari", 2)], 1: [("Olentzero", 0)]},
+              hands={0: ["Multicolour amulet", "Combat potion +1", "Magic hat 1"]})
+    s = t.at_alakazum(0)
+    do(s, "conjure an Alakazum with VAL")
+    hidden = [c for c in s.hands[0] if c not in s.known[1][0]]
+    assert len(hidden) == 2
+    for seed in range(30):
+        world = s.resample_hidden(1, np.random.default_rng(seed))
+        held = [world.game.cs.effect[c] for c in world.hands[0]]
+        assert held.count("amulet") == 1
+        assert not any(world.game.cs.cards[c].effect == "culture_object" and world.game.cs.cards[c].culture == 0
+                       for c in world.hands[0])
+    replays_for_every_seat(s)
