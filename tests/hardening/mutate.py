@@ -36,7 +36,10 @@ def _children(node: Any) -> list:
 def mutate(data, doc: Any, root_keys: tuple = ()) -> str:
     """Apply one mutation to ``doc`` in place (drawing from hypothesis' ``data``); returns what it did."""
     container = doc
-    for key in root_keys:
+    for i, key in enumerate(root_keys):
+        if key not in _children(container):  # an earlier mutation removed or replaced it
+            root_keys = root_keys[:i]
+            break
         container = container[key]
     path = list(root_keys)
     # descend: at each level stop here (mutate a child of this node) or go into a container child

@@ -177,7 +177,7 @@ PENDING_KEYS = {
 
 
 def _check_pending(ch: _Checker) -> None:
-    from kabenvs.games.alakazum.rules import DECISIONS
+    from kabenvs.games.alakazum.rules import DECISIONS, PICK
 
     s = ch.s
     pend = s.pending
@@ -205,6 +205,13 @@ def _check_pending(ch: _Checker) -> None:
             ch.fail(f"pending.{key}: not a field of a pending decision")
         else:
             check(ch, f"pending.{key}", v)
+    rest = pend.get("rest")
+    if isinstance(rest, list):
+        order = [pend["p"], *rest]
+        if len(set(order)) != len(order):
+            ch.fail(f"pending.rest: the seats still to decide {order} repeat a seat")
+        elif pend["k"] == PICK and sorted(order) != [q for q in range(s.num_players) if not s.teams[q]]:
+            ch.fail(f"pending.rest: the seats still to pick a character {order} must be exactly those without one")
     if pend["k"] == "halloween_choice" and not (
             isinstance(pend.get("options"), list) and pend["options"] and set(pend["options"]) <= {0, 1}):
         ch.fail("pending.options: Halloween's options are 0 (give) and/or 1 (lose a character)")
