@@ -55,7 +55,6 @@ class SearchAgent:
         if worlds is not None:
             options["worlds"] = worlds
         if leaf is not None:
-            options["leaf"] = leaf
             if prior is None:
                 raise ConfigError("search leaf= needs a prior (a model): without one leaves are rolled out")
         check_options(options)

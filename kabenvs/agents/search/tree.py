@@ -69,7 +69,7 @@ class Node:
         self.avail = 0  # times this node was legal when its parent was visited (ISMCTS's N')
         self.value = [0.0] * num_players  # return sums, one per seat
         self.prior = prior  # the parent mover's policy probability of this move (PUCT)
-        self.priors: np.ndarray | None = None  # this node's mover's policy, once evaluated
+        self.priors: dict[int, float] | None = None  # this node's mover's policy, once evaluated
 
     def mean(self, player: int) -> float:
         return self.value[player] / self.visits if self.visits else 0.0
@@ -173,7 +173,7 @@ class Tree:
             child = children.get(base + a)
             new = child is None
             if new:
-                child = Node(self.n, prior=float(priors[a]) if priors is not None and priors[a] > 0 else uniform)
+                child = Node(self.n, prior=priors.get(a, uniform))
                 children[base + a] = child
             child.avail += 1
             q = child.value[p] / child.visits if child.visits else 0.0
@@ -188,14 +188,10 @@ class Tree:
         the prior's values for every seat (``leaf_value``) or by a rollout."""
         probs, value = self.prior(world, p)
         legal = world.legal_actions()
-        pr = np.zeros(self.A, dtype=np.float64)
-        if probs is not None:
-            pr[legal] = np.asarray(probs, dtype=np.float64)[legal]
-        total = pr.sum()
-        pr = pr / total if total > 0 else pr
-        if total <= 0:
-            pr[legal] = 1.0 / len(legal)
-        node.priors = pr
+        pr = np.asarray(probs, dtype=np.float64)[legal] if probs is not None else np.zeros(len(legal))
+        total = float(pr.sum())
+        pr = pr / total if total > 0 else np.full(len(legal), 1.0 / len(legal))
+        node.priors = dict(zip(legal, pr.tolist()))
         if self.settings.leaf_value:
             # each seat's value from its own view of this world (the model reads observations)
             return [float(value) if q == p else float(self.prior(world, q)[1]) for q in range(self.n)]
