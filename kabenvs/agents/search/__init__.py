@@ -38,6 +38,9 @@ class SearchAgent:
     with ``sims`` the same ``seed`` gives the same moves (``time`` depends on the machine's
     speed). All randomness comes from one numpy generator seeded with ``seed``.
 
+    ``score`` > 0 adds that weight times each seat's final score margin (as a share of the
+    largest score) to the returns the search backs up, for games with scores.
+
     ``prior(state, player) -> (probabilities over actions, value for player)`` turns the search
     into PUCT: the mover's probabilities guide selection and, with ``leaf="value"``, the values
     of every seat replace the rollout at a new leaf.
@@ -46,8 +49,8 @@ class SearchAgent:
     def __init__(self, seed: int | None = None, sims: int | None = None, time: float | None = None,
                  algo: str = "ismcts", rollout: str = "random", c: float = DEFAULT_C,
                  worlds: int | None = None, prior: Prior | None = None, leaf: str | None = None,
-                 name: str | None = None) -> None:
-        options = {"algo": algo, "rollout": rollout, "c": c}
+                 score: float = 0.0, name: str | None = None) -> None:
+        options = {"algo": algo, "rollout": rollout, "c": c, "score": score}
         if sims is not None:
             options["sims"] = sims
         if time is not None:
@@ -69,13 +72,16 @@ class SearchAgent:
         self.algo = algo
         self.rollout = rollout
         self.c = float(c)
+        if not score >= 0:
+            raise ConfigError(f"search score={score!r} must be a number >= 0")
+        self.score = float(score)
         self.worlds = worlds if worlds is not None else DEFAULT_WORLDS
         self.prior = prior
         self.leaf = leaf if leaf is not None else ("value" if prior is not None else "rollout")
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.name = name or canonical_name({k: v for k, v in options.items()
-                                            if not (k, v) in (("algo", "ismcts"), ("rollout", "random"), ("c", DEFAULT_C))})
+                                            if (k, v) not in (("algo", "ismcts"), ("rollout", "random"), ("c", DEFAULT_C), ("score", 0.0))})
         self.last_stats: dict[int, tuple[int, float]] = {}  # the last search's root: action -> (visits, mean)
         self.last_iterations = 0
         self._rollouts: dict[str, Any] = {}
@@ -98,7 +104,8 @@ class SearchAgent:
         game = state.game
         rollout = self._rollout_for(game)
         settings = SearchSettings(c=self.c, depth=1 if self.algo == "flat" else None,
-                                  leaf_value=self.prior is not None and self.leaf == "value")
+                                  leaf_value=self.prior is not None and self.leaf == "value",
+                                  score=self.score)
 
         def make_tree() -> Tree:
             return Tree(game.num_players, game.num_actions, settings, rollout, self.prior)

@@ -72,6 +72,7 @@ OPTIONS: dict[str, tuple[Any, str]] = {
     "rollout": (_choice(ROLLOUTS), "random (default) | heuristic (the game's bot; random where it has none)"),
     "c": (_float(0.0, strict=False), "exploration constant (default 1.4)"),
     "worlds": (_int(1), "worlds sampled by pimc/flat (default 8)"),
+    "score": (_float(0.0, strict=False), "weight of the final score margin added to the returns (default 0: the game's returns only)"),
     "model": (_path, "a trained model giving priors and values (PUCT)"),
     "leaf": (_choice(LEAVES), "with a model: value new leaves by rollout or by the model's value (default value)"),
 }

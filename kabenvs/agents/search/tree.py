@@ -80,6 +80,7 @@ class SearchSettings:
     c: float = 1.4  # UCB exploration; returns lie in [-1, 1], a range of 2
     depth: int | None = None  # tree depth cap (1 = flat Monte Carlo); rollouts below it
     leaf_value: bool = False  # with a prior: evaluate new leaves by its values, not a rollout
+    score: float = 0.0  # weight of the score margin added to the returns (games with scores)
 
 
 class Tree:
@@ -104,21 +105,21 @@ class Tree:
         while True:
             p = world.current_player
             if p is None:
-                returns = world.returns()
+                returns = self.returns(world)
                 break
             if self.prior is not None and node.priors is None:
                 returns = self._evaluate(node, world, p, rng)
                 break
             if cap is not None and depth >= cap:
                 self.rollout(world, rng)
-                returns = world.returns()
+                returns = self.returns(world)
                 break
             child, new = self._select(node, world, p, rng)
             path.append(child)
             depth += 1
             if new and self.prior is None:  # UCT: a new node is played out at once
                 self.rollout(world, rng)
-                returns = world.returns()
+                returns = self.returns(world)
                 break
             node = child
         for visited in path:
@@ -196,7 +197,25 @@ class Tree:
             # each seat's value from its own view of this world (the model reads observations)
             return [float(value) if q == p else float(self.prior(world, q)[1]) for q in range(self.n)]
         self.rollout(world, rng)
-        return world.returns()
+        return self.returns(world)
+
+    def returns(self, world: State) -> list[float]:
+        """The game's returns, plus (``score`` > 0) each seat's score margin over the best other
+        seat as a share of the largest score: a denser signal than win/lose where random
+        rollouts rarely separate the moves (long scoring games)."""
+        ret = world.returns()
+        w = self.settings.score
+        if w <= 0 or world.current_player is not None or world.truncated:
+            return ret
+        sc = world.scores()
+        if not sc or len(sc) < 2:
+            return ret
+        scale = max(1.0, max(abs(float(x)) for x in sc))
+        out = list(ret)
+        for q in range(len(sc)):
+            best_other = max(float(sc[k]) for k in range(len(sc)) if k != q)
+            out[q] += w * (float(sc[q]) - best_other) / scale
+        return out
 
     # -- results ----------------------------------------------------------------------------
     def root_counts(self, player: int, legal: list[int]) -> dict[int, tuple[int, float]]:
