@@ -400,3 +400,25 @@ def test_seats_and_competitors_take_specs():
     assert comp.agent(4).sims == 5
     with pytest.raises(ConfigError, match="simz"):
         baseline("search:simz=5", "kabaleo_v0")
+
+
+def test_score_weight_adds_the_margin_to_the_returns():
+    from kabenvs.agents.search.tree import SearchSettings, Tree
+
+    game = make_game("kabaleo_v0", num_players=3)
+    rng = np.random.default_rng(0)
+    state = game.new_state(rng)
+    while state.current_player is not None:
+        legal = state.legal_actions()
+        state.apply(legal[int(rng.integers(len(legal)))])
+    plain = Tree(3, game.num_actions, SearchSettings(), rollout=None)
+    scored = Tree(3, game.num_actions, SearchSettings(score=0.5), rollout=None)
+    sc = state.scores()
+    top = max(sc)
+    for q in range(3):
+        margin = (sc[q] - max(sc[k] for k in range(3) if k != q)) / max(1.0, max(abs(x) for x in sc))
+        assert scored.returns(state)[q] == pytest.approx(plain.returns(state)[q] + 0.5 * margin)
+    assert plain.returns(state) == state.returns()
+    assert top > 0 and scored.returns(state) != plain.returns(state)
+    assert parse_search_spec("search:score=0.5") == {"score": 0.5}
+    assert SearchAgent(score=0.5, sims=3).name == "search:sims=3,score=0.5"
