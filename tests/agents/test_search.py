@@ -422,3 +422,16 @@ def test_score_weight_adds_the_margin_to_the_returns():
     assert top > 0 and scored.returns(state) != plain.returns(state)
     assert parse_search_spec("search:score=0.5") == {"score": 0.5}
     assert SearchAgent(score=0.5, sims=3).name == "search:sims=3,score=0.5"
+
+
+def test_play_cli_seats_a_search_bot_and_logs_it(tmp_path):
+    from kabenvs.records import read_records
+    from tests.play.helpers import run_cli
+
+    log = tmp_path / "games.jsonl"
+    rc, out, err = run_cli(["kabaleo_v0", "--seat", "search:sims=3", "random", "--seed", "4", "--log", str(log)])
+    assert rc == 0, err
+    (record,) = read_records(str(log))
+    assert record["seats"][0]["kind"] == "search" and record["seats"][0]["name"] == "search:sims=3"
+    rc, out, err = run_cli(["kabaleo_v0", "--seat", "search:sims=3,rollout=clever", "random"])
+    assert rc == 2 and err.count("\n") == 1 and "rollout" in err and "heuristic" in err
