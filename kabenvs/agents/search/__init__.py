@@ -80,8 +80,8 @@ class SearchAgent:
         self.leaf = leaf if leaf is not None else ("value" if prior is not None else "rollout")
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        self.name = name or canonical_name({k: v for k, v in options.items()
-                                            if (k, v) not in (("algo", "ismcts"), ("rollout", "random"), ("c", DEFAULT_C), ("score", 0.0))})
+        defaults = {("algo", "ismcts"), ("rollout", "random"), ("c", DEFAULT_C), ("score", 0.0)}
+        self.name = name or canonical_name({k: v for k, v in options.items() if (k, v) not in defaults})
         self.last_stats: dict[int, tuple[int, float]] = {}  # the last search's root: action -> (visits, mean)
         self.last_iterations = 0
         self._rollouts: dict[str, Any] = {}

@@ -31,7 +31,9 @@ def random_rollout(limit: int) -> Callable[[State, np.random.Generator], None]:
     return play
 
 
-def heuristic_rollout(env_id: str, num_players: int, limit: int) -> Callable[[State, np.random.Generator], None]:
+def heuristic_rollout(
+    env_id: str, num_players: int, limit: int
+) -> Callable[[State, np.random.Generator], None]:
     """Every seat plays the game's heuristic bot. The bots are made fresh for each rollout and
     seeded from the search's generator, so a search stays a pure function of its seed."""
     from kabenvs.agents import heuristic_agent

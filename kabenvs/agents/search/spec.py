@@ -66,15 +66,15 @@ def _path(key: str, text: str) -> str:
 
 # key -> (converter, what it means); the order is the order of the canonical name
 OPTIONS: dict[str, tuple[Any, str]] = {
-    "algo": (_choice(ALGOS), "ismcts (default) | pimc (determinized UCT trees) | flat (determinized flat Monte Carlo)"),
+    "algo": (_choice(ALGOS), "ismcts (default) | pimc (determinized UCT) | flat (determinized flat MC)"),
     "sims": (_int(1), "simulations per move (default 200)"),
     "time": (_float(0.0, strict=True), "seconds of wall clock per move, instead of sims"),
     "rollout": (_choice(ROLLOUTS), "random (default) | heuristic (the game's bot; random where it has none)"),
     "c": (_float(0.0, strict=False), "exploration constant (default 1.4)"),
     "worlds": (_int(1), "worlds sampled by pimc/flat (default 8)"),
-    "score": (_float(0.0, strict=False), "weight of the final score margin added to the returns (default 0: the game's returns only)"),
+    "score": (_float(0.0, strict=False), "weight of the final score margin added to the returns (default 0)"),
     "model": (_path, "a trained model giving priors and values (PUCT)"),
-    "leaf": (_choice(LEAVES), "with a model: value new leaves by rollout or by the model's value (default value)"),
+    "leaf": (_choice(LEAVES), "with a model: value new leaves by the model (default) or by a rollout"),
 }
 
 
