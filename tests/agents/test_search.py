@@ -435,3 +435,11 @@ def test_play_cli_seats_a_search_bot_and_logs_it(tmp_path):
     assert record["seats"][0]["kind"] == "search" and record["seats"][0]["name"] == "search:sims=3"
     rc, out, err = run_cli(["kabaleo_v0", "--seat", "search:sims=3,rollout=clever", "random"])
     assert rc == 2 and err.count("\n") == 1 and "rollout" in err and "heuristic" in err
+
+
+@pytest.mark.parametrize("kwargs,word", [({"sims": 0}, "sims"), ({"time": 0}, "time"), ({"c": -1}, "c="),
+                                         ({"algo": "pimc", "worlds": 0}, "worlds"), ({"algo": "x"}, "algo"),
+                                         ({"rollout": "x"}, "rollout"), ({"score": -1}, "score")])
+def test_bad_arguments_are_refused(kwargs, word):
+    with pytest.raises(ConfigError, match=word):
+        SearchAgent(**kwargs)

@@ -61,6 +61,14 @@ class SearchAgent:
             if prior is None:
                 raise ConfigError("search leaf= needs a prior (a model): without one leaves are rolled out")
         check_options(options)
+        if sims is not None and (isinstance(sims, bool) or not isinstance(sims, int) or sims < 1):
+            raise ConfigError(f"search sims={sims!r} must be an integer >= 1")
+        if time is not None and not time > 0:
+            raise ConfigError(f"search time={time!r} must be a number > 0 (seconds)")
+        if not c >= 0:
+            raise ConfigError(f"search c={c!r} must be a number >= 0")
+        if worlds is not None and (isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1):
+            raise ConfigError(f"search worlds={worlds!r} must be an integer >= 1")
         if algo not in ALGOS:
             raise ConfigError(f"search algo={algo!r} is not allowed; choose one of {list(ALGOS)}")
         if rollout not in ROLLOUTS:
