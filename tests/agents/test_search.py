@@ -315,7 +315,7 @@ def test_time_budget_stops_on_time():
 def test_prior_probabilities_steer_the_visits():
     """With leaf values all 0 (no rollouts) and no terminal reached in 4 simulations, PUCT goes
     where the prior points, even to Nim's losing move."""
-    game = _NimGame(stones=7)
+    game = _NimGame(stones=9)
     calls = []
 
     def prior(state, player):

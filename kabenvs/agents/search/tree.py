@@ -8,7 +8,8 @@ mover is simply whoever ``current_player`` names in the world being searched.
 **Single-observer ISMCTS** (Cowling, Powley and Whitehouse 2012, "SO-ISMCTS"). Every iteration
 draws a fresh world the searching seat cannot tell from the real one
 (``state.resample_hidden(me, rng)``) and walks ONE tree with it. A node stands for the sequence
-of (mover, action) pairs from the root, i.e. for the searching seat's information set when it is
+of (mover, action) pairs from the root (forced moves, a single legal action, are walked through
+without a node), i.e. for the searching seat's information set when it is
 the mover. Because different worlds allow different moves (another seat's hand decides what it
 may play), a child is scored with its *availability* count (how often it was legal when its
 parent was visited) in place of the parent's visit count, and only the children legal in the
@@ -107,6 +108,12 @@ class Tree:
             if p is None:
                 returns = self.returns(world)
                 break
+            legal = world.legal_actions()
+            if len(legal) == 1 and node is not self.root:
+                # a forced move is no decision: walk through it without a node, so that the
+                # tree's depth goes to real choices (the root is never forced: act() answers)
+                world.apply(legal[0])
+                continue
             if self.prior is not None and node.priors is None:
                 returns = self._evaluate(node, world, p, rng)
                 break
