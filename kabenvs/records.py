@@ -39,7 +39,7 @@ from kabenvs.core.registry import game_class
 
 FORMAT = "kabenvs-game-log"
 VERSION = 1
-SEAT_KINDS = ("human", "model", "heuristic", "random")
+SEAT_KINDS = ("human", "model", "heuristic", "random", "search")
 _SEAT_KEYS = ("kind", "name", "model_path", "model_hash")
 _REQUIRED = ("env_id", "config", "seed", "seats", "actions", "result")
 

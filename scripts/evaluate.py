@@ -9,7 +9,8 @@
     python scripts/evaluate.py --human-log games.jsonl [more.jsonl ...] [--json]
 
 Each SEAT is a model path (a safe model ``NAME.safetensors`` + ``NAME.json``, given as ``NAME`` or
-either file; a Stable-Baselines3 ``.zip`` only with ``--trust-pickle``), ``heuristic`` or ``random``;
+either file; a Stable-Baselines3 ``.zip`` only with ``--trust-pickle``), ``heuristic``, ``random``
+or a search bot spec (``search:sims=400,rollout=heuristic``, see docs/search.md);
 give one per player for a one-against-the-rest match (with fewer, they repeat around the table).
 The game comes from ``--game``/``--players``/``--option`` or else from the first model's metadata.
 Every deal is played once per seat rotation (the luck of the deal cancels out); win rates carry
@@ -41,7 +42,7 @@ class _Parser(argparse.ArgumentParser):
 
 def parse_args(argv):
     p = _Parser(description=__doc__.split("\n")[0])
-    p.add_argument("seats", nargs="*", metavar="SEAT", help="model path, 'heuristic' or 'random'")
+    p.add_argument("seats", nargs="*", metavar="SEAT", help="model path, 'heuristic', 'random' or 'search[:key=value,...]'")
     p.add_argument("--game", metavar="ENV_ID", help="env id (default: the first model's)")
     p.add_argument("--players", type=int, help="number of players (default: the model's, else the game's default)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable)")
@@ -109,6 +110,7 @@ def build_game(args, model_paths: list[str]):
 
 def build_competitors(args, game):
     from kabenvs.agents.policy import load_agent
+    from kabenvs.agents.search import is_search_spec
     from training.evaluation import BASELINES, Competitor, baseline
 
     comps = []
@@ -119,7 +121,7 @@ def build_competitors(args, game):
     for i, seat in enumerate(args.seats):
         seen[seat] = seen.get(seat, 0) + 1
         suffix = f"#{seen[seat]}" if counts[seat] > 1 else ""
-        if seat in BASELINES:
+        if seat in BASELINES or is_search_spec(seat):
             comps.append(baseline(seat, game.env_id, name=f"{seat}{suffix}"))
         else:
             agent = load_agent(seat, game, seed=args.seed + 1000 * i, deterministic=not args.stochastic,
@@ -141,11 +143,12 @@ def run(args) -> int:
         raise UsageError("give at least one SEAT (a model path, 'heuristic' or 'random'), or --human-log LOG")
     if args.deals < 1:
         raise UsageError(f"--deals={args.deals} must be >= 1")
+    from kabenvs.agents.search import is_search_spec
     from training.evaluation import BASELINES, evaluate, game_logger
 
     from kabenvs.agents.policy import model_exists, model_kind, pickle_refusal
 
-    models = [s for s in args.seats if s not in BASELINES]
+    models = [s for s in args.seats if s not in BASELINES and not is_search_spec(s)]
     for m in models:
         if not model_exists(m):
             raise UsageError(f"SEAT {m!r} is neither a model file nor one of {list(BASELINES)}")

@@ -29,7 +29,8 @@ class Competitor:
 
 
 def baseline(kind: str, env_id: str, name: str | None = None) -> Competitor:
-    """``random`` or ``heuristic`` as a competitor (a fresh, seeded agent per game)."""
+    """``random``, ``heuristic`` or a search spec (``search:sims=400``) as a competitor (a fresh,
+    seeded agent per game)."""
     if kind == "random":
         return Competitor(name or "random", lambda seed: RandomAgent(seed), {"kind": "random", "name": name or "random"})
     if kind == "heuristic":
@@ -44,7 +45,16 @@ def baseline(kind: str, env_id: str, name: str | None = None) -> Competitor:
             name or "heuristic", lambda seed: heuristic_agent(env_id, seed=seed),
             {"kind": "heuristic", "name": name or "heuristic"},
         )
-    raise ConfigError(f"unknown baseline {kind!r}; allowed: {list(BASELINES)} or a model path")
+    from kabenvs.agents.search import is_search_spec, parse_search_spec, search_agent_from_spec
+
+    if is_search_spec(kind):
+        parse_search_spec(kind)  # a bad spec fails here, in one line, not in the first game
+        label = name or kind
+        return Competitor(
+            label, lambda seed: search_agent_from_spec(kind, env_id, seed=seed),
+            {"kind": "search", "name": label, "spec": kind},
+        )
+    raise ConfigError(f"unknown baseline {kind!r}; allowed: {list(BASELINES)}, search[:key=value,...] or a model path")
 
 
 class Ratings:

@@ -5,9 +5,10 @@
     play.py --replay LOG [--game-index K] [--view SEAT|all] [--step]
     play.py --replay LOG --list
 
-A SPEC is ``human``, ``heuristic``, ``random`` or the path of a trained model: a safe model
-(``NAME``, ``NAME.safetensors`` or ``NAME.json``), or with ``--trust-pickle`` a Stable-Baselines3
-archive ``NAME.zip`` (loading one runs code from the file).
+A SPEC is ``human``, ``heuristic``, ``random``, ``search[:key=value,...]`` (the search bot, see
+docs/search.md) or the path of a trained model: a safe model (``NAME``, ``NAME.safetensors`` or
+``NAME.json``), or with ``--trust-pickle`` a Stable-Baselines3 archive ``NAME.zip`` (loading one
+runs code from the file).
 Bad arguments print one line naming the problem and exit with status 2.
 """
 
@@ -56,8 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--players", type=int,
                    help="number of players (default: from the seats given, else the game's)")
     p.add_argument("--seat", "--seats", dest="seats", nargs="+", default=[], metavar="SPEC",
-                   help="who sits in seats 0, 1, ...: human | heuristic | random | MODEL (a safe model: "
-                   "NAME.safetensors + NAME.json)")
+                   help="who sits in seats 0, 1, ...: human | heuristic | random | search[:sims=400,...] | "
+                   "MODEL (a safe model: NAME.safetensors + NAME.json)")
     p.add_argument("--opponents", nargs="+", default=[], metavar="SPEC",
                    help="who fills the seats --seat left open (the last one repeats); default: "
                    "the game's heuristic bot, or random where it has none")
@@ -174,7 +175,20 @@ def build_seat(spec: str, index: int, game: Game, deal_seed: int, human_names: l
                 return Seat("random", RandomAgent(seed), name="random", seed=seed)
             raise UsageError(f"{game.env_id} has no heuristic bot ({exc}); use random or a model") from None
         return Seat("heuristic", agent, name=getattr(agent, "name", "heuristic"), seed=seed)
+    if kind == "search" or kind.startswith("search:"):
+        return search_seat(spec, game, seed)
     return load_model_seat(spec, game, seed, trust_pickle)
+
+
+def search_seat(spec: str, game: Game, seed: int) -> Seat:
+    """The search bot (``search:sims=400,rollout=heuristic``); a bad spec is one usage line."""
+    from kabenvs.agents.search import search_agent_from_spec
+
+    try:
+        agent = search_agent_from_spec(spec, game, seed)
+    except Exception as exc:  # ConfigError, or a model= that fails to load
+        raise UsageError(f"seat {spec!r}: {exc}") from None
+    return Seat("search", agent, name=agent.name, seed=seed)
 
 
 def load_model_seat(path: str, game: Game, seed: int, trust_pickle: bool = False) -> Seat:

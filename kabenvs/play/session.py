@@ -28,7 +28,7 @@ class AgentError(RuntimeError):
 class Seat:
     """Who sits in one seat, and how the game log names them."""
 
-    kind: str  # human | model | heuristic | random
+    kind: str  # human | model | heuristic | random | search
     agent: Agent | None = None  # None for a human: the session builds the HumanAgent
     name: str = ""
     model_path: str | None = None

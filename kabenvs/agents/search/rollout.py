@@ -1,0 +1,61 @@
+"""Rollout policies: how a search plays a world from a new leaf to the end of the game."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from kabenvs.agents.base import Decision
+from kabenvs.core.game import State
+
+_CHUNK = 256  # uniform draws fetched at once: one generator call per move costs more than the move
+
+
+def random_rollout(limit: int) -> Callable[[State, np.random.Generator], None]:
+    """Uniform random moves for every seat until the game ends (or ``limit`` moves, a guard
+    against a game without its own cap)."""
+
+    def play(world: State, rng: np.random.Generator) -> None:
+        draws = rng.random(_CHUNK)
+        i = 0
+        for _ in range(limit):
+            if world.current_player is None:
+                return
+            legal = world.legal_actions()
+            if i == _CHUNK:
+                draws, i = rng.random(_CHUNK), 0
+            world.apply(legal[int(draws[i] * len(legal))])
+            i += 1
+
+    return play
+
+
+def heuristic_rollout(
+    env_id: str, num_players: int, limit: int
+) -> Callable[[State, np.random.Generator], None]:
+    """Every seat plays the game's heuristic bot. The bots are made fresh for each rollout and
+    seeded from the search's generator, so a search stays a pure function of its seed."""
+    from kabenvs.agents import heuristic_agent
+
+    def play(world: State, rng: np.random.Generator) -> None:
+        seeds = rng.integers(0, 2**31, size=num_players)
+        bots = [heuristic_agent(env_id, int(s)) for s in seeds]
+        for _ in range(limit):
+            p = world.current_player
+            if p is None:
+                return
+            legal = world.legal_actions()
+            world.apply(legal[0] if len(legal) == 1 else bots[p].act(Decision(p, world)))
+
+    return play
+
+
+def has_heuristic(env_id: str) -> bool:
+    try:
+        from kabenvs.agents import heuristic_agent
+
+        heuristic_agent(env_id, 0)
+        return True
+    except (ImportError, AttributeError):
+        return False

@@ -1,0 +1,287 @@
+"""The search trees: single-observer information-set MCTS and determinized (PIMC) UCT.
+
+Both are written against the game contract only (``clone``, ``resample_hidden``,
+``legal_actions``, ``apply``, ``returns``, ``current_player``), so one implementation serves
+every game, every player count and every kind of decision, out-of-turn ones included: a node's
+mover is simply whoever ``current_player`` names in the world being searched.
+
+**Single-observer ISMCTS** (Cowling, Powley and Whitehouse 2012, "SO-ISMCTS"). Every iteration
+draws a fresh world the searching seat cannot tell from the real one
+(``state.resample_hidden(me, rng)``) and walks ONE tree with it. A node stands for the sequence
+of (mover, action) pairs from the root (forced moves, a single legal action, are walked through
+without a node), i.e. for the searching seat's information set when it is
+the mover. Because different worlds allow different moves (another seat's hand decides what it
+may play), a child is scored with its *availability* count (how often it was legal when its
+parent was visited) in place of the parent's visit count, and only the children legal in the
+current world compete.
+
+Known weaknesses, inherited from the method and accepted for a baseline:
+
+* The other seats' nodes are keyed by the *searching seat's* view of the history, not by theirs:
+  in the tree an opponent "knows" everything the searcher does not see of the history only
+  through the averaging over worlds, and the searcher "sees" the opponents' hidden moves as
+  separate branches (their secret choices are not hidden from it inside the tree). Opponents are
+  therefore modelled as if they chose without their private knowledge (strategy fusion on their
+  side), and the searcher can overrate lines that depend on reading their hidden moves.
+* Averaging over worlds is not a game-theoretic solution: bluffing and information hiding are
+  not valued (the searcher does not model what its own moves reveal).
+* Worlds are drawn uniformly among those consistent with the seat's information (what
+  ``resample_hidden`` gives), not weighted by how likely the others' past moves made them.
+
+**Determinized search** (perfect-information Monte Carlo, PIMC). ``worlds`` worlds are drawn
+once; each gets its own plain UCT tree (or, with ``depth=1``, flat Monte Carlo: UCB over the
+root's moves and random play after), the iterations go round-robin over the worlds and the root
+visit counts are summed over the trees (a vote weighted by confidence). It suffers strategy
+fusion on every seat (each tree plays as if the world were known) but is a useful reference.
+
+n-player: every node keeps one value sum per seat; the mover at a node picks by its own seat's
+mean, so each seat maximises its own return (the "max^n" reading of MCTS). Chance after the root
+(dice, reshuffles) comes from the world's own generator, which ``resample_hidden`` makes fresh
+from our generator; PIMC reseeds it for every iteration so that a world does not fix its future.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kabenvs.core.game import State
+
+# prior(state, player) -> (probabilities over the game's whole action space, value for player)
+Prior = Callable[[State, int], tuple[Sequence[float] | np.ndarray | None, float]]
+# rollout(world, rng) plays world to its end in place
+Rollout = Callable[[State, np.random.Generator], None]
+
+
+class Node:
+    """One decision point of a tree. Children are keyed by ``mover * num_actions + action`` so
+    that the same action id by two different movers (possible when worlds disagree about who
+    must answer) never shares statistics."""
+
+    __slots__ = ("children", "visits", "avail", "value", "prior", "priors")
+
+    def __init__(self, num_players: int, prior: float = 0.0) -> None:
+        self.children: dict[int, Node] = {}
+        self.visits = 0
+        self.avail = 0  # times this node was legal when its parent was visited (ISMCTS's N')
+        self.value = [0.0] * num_players  # return sums, one per seat
+        self.prior = prior  # the parent mover's policy probability of this move (PUCT)
+        self.priors: dict[int, float] | None = None  # this node's mover's policy, once evaluated
+
+    def mean(self, player: int) -> float:
+        return self.value[player] / self.visits if self.visits else 0.0
+
+
+@dataclass
+class SearchSettings:
+    c: float = 1.4  # UCB exploration; returns lie in [-1, 1], a range of 2
+    depth: int | None = None  # tree depth cap (1 = flat Monte Carlo); rollouts below it
+    leaf_value: bool = False  # with a prior: evaluate new leaves by its values, not a rollout
+    score: float = 0.0  # weight of the score margin added to the returns (games with scores)
+
+
+class Tree:
+    """One search tree and the way to run an iteration on it from a given world."""
+
+    def __init__(self, num_players: int, num_actions: int, settings: SearchSettings,
+                 rollout: Rollout, prior: Prior | None = None) -> None:
+        self.n = num_players
+        self.A = num_actions
+        self.settings = settings
+        self.rollout = rollout
+        self.prior = prior
+        self.root = Node(num_players)
+
+    # -- one iteration ----------------------------------------------------------------------
+    def iterate(self, world: State, rng: np.random.Generator) -> None:
+        """Select and expand in ``world`` (consumed), play it out, back the returns up."""
+        node = self.root
+        path = [node]
+        depth = 0
+        cap = self.settings.depth
+        while True:
+            p = world.current_player
+            if p is None:
+                returns = self.returns(world)
+                break
+            legal = world.legal_actions()
+            if len(legal) == 1 and node is not self.root:
+                # a forced move is no decision: walk through it without a node, so that the
+                # tree's depth goes to real choices (the root is never forced: act() answers)
+                world.apply(legal[0])
+                continue
+            if self.prior is not None and node.priors is None:
+                returns = self._evaluate(node, world, p, rng)
+                break
+            if cap is not None and depth >= cap:
+                self.rollout(world, rng)
+                returns = self.returns(world)
+                break
+            child, new = self._select(node, world, p, rng)
+            path.append(child)
+            depth += 1
+            if new and self.prior is None:  # UCT: a new node is played out at once
+                self.rollout(world, rng)
+                returns = self.returns(world)
+                break
+            node = child
+        for visited in path:
+            visited.visits += 1
+            v = visited.value
+            for q in range(self.n):
+                v[q] += returns[q]
+
+    def _select(self, node: Node, world: State, p: int, rng: np.random.Generator) -> tuple[Node, bool]:
+        """Pick the mover's move among those legal in this world, apply it, return the child and
+        whether it was just created."""
+        legal = world.legal_actions()
+        children = node.children
+        base = p * self.A
+        if self.prior is None:
+            untried = []
+            for a in legal:
+                child = children.get(base + a)
+                if child is None:
+                    untried.append(a)
+                else:
+                    child.avail += 1
+            if untried:  # UCT expands one unseen move of this world, chosen at random
+                a = untried[int(rng.integers(len(untried)))] if len(untried) > 1 else untried[0]
+                child = Node(self.n)
+                child.avail = 1
+                children[base + a] = child
+                world.apply(a)
+                return child, True
+            c = self.settings.c
+            best_a, best, best_score = legal[0], None, -math.inf
+            for a in legal:
+                child = children[base + a]
+                score = child.value[p] / child.visits + c * math.sqrt(math.log(child.avail) / child.visits)
+                if score > best_score:
+                    best_a, best, best_score = a, child, score
+            world.apply(best_a)
+            return best, False
+        return self._select_puct(node, world, p, legal)
+
+    def _select_puct(self, node: Node, world: State, p: int, legal: list[int]) -> tuple[Node, bool]:
+        """PUCT (AlphaZero's rule) with availability counts in place of the parent's visits.
+        A move first met after the node was evaluated (another world's legal set) gets a
+        uniform prior."""
+        children = node.children
+        base = p * self.A
+        c = self.settings.c
+        priors = node.priors
+        uniform = 1.0 / len(legal)
+        best_a, best, best_score, best_new = legal[0], None, -math.inf, False
+        for a in legal:
+            child = children.get(base + a)
+            new = child is None
+            if new:
+                child = Node(self.n, prior=priors.get(a, uniform))
+                children[base + a] = child
+            child.avail += 1
+            q = child.value[p] / child.visits if child.visits else 0.0
+            score = q + c * child.prior * math.sqrt(child.avail) / (1 + child.visits)
+            if score > best_score:
+                best_a, best, best_score, best_new = a, child, score, new
+        world.apply(best_a)
+        return best, best_new
+
+    def _evaluate(self, node: Node, world: State, p: int, rng: np.random.Generator) -> list[float]:
+        """First visit of a node with a prior: store the mover's policy, then value the leaf by
+        the prior's values for every seat (``leaf_value``) or by a rollout."""
+        probs, value = self.prior(world, p)
+        legal = world.legal_actions()
+        pr = np.asarray(probs, dtype=np.float64)[legal] if probs is not None else np.zeros(len(legal))
+        total = float(pr.sum())
+        pr = pr / total if total > 0 else np.full(len(legal), 1.0 / len(legal))
+        node.priors = dict(zip(legal, pr.tolist()))
+        if self.settings.leaf_value:
+            # each seat's value from its own view of this world (the model reads observations)
+            return [float(value) if q == p else float(self.prior(world, q)[1]) for q in range(self.n)]
+        self.rollout(world, rng)
+        return self.returns(world)
+
+    def returns(self, world: State) -> list[float]:
+        """The game's returns, plus (``score`` > 0) each seat's score margin over the best other
+        seat as a share of the largest score: a denser signal than win/lose where random
+        rollouts rarely separate the moves (long scoring games)."""
+        ret = world.returns()
+        w = self.settings.score
+        if w <= 0 or world.current_player is not None or world.truncated:
+            return ret
+        sc = world.scores()
+        if not sc or len(sc) < 2:
+            return ret
+        scale = max(1.0, max(abs(float(x)) for x in sc))
+        out = list(ret)
+        for q in range(len(sc)):
+            best_other = max(float(sc[k]) for k in range(len(sc)) if k != q)
+            out[q] += w * (float(sc[q]) - best_other) / scale
+        return out
+
+    # -- results ----------------------------------------------------------------------------
+    def root_counts(self, player: int, legal: list[int]) -> dict[int, tuple[int, float]]:
+        """``action -> (visits, mean return of player)`` over the root's legal moves."""
+        out = {}
+        base = player * self.A
+        for a in legal:
+            child = self.root.children.get(base + a)
+            out[a] = (child.visits, child.mean(player)) if child is not None else (0, 0.0)
+        return out
+
+
+def budget_loop(sims: int | None, seconds: float | None):
+    """Yield iteration indices until ``sims`` iterations or ``seconds`` of wall clock are spent
+    (at least one iteration either way)."""
+    if sims is not None:
+        yield from range(max(1, sims))
+        return
+    end = time.perf_counter() + float(seconds)
+    i = 0
+    while True:
+        yield i
+        i += 1
+        if time.perf_counter() >= end:
+            return
+
+
+def fresh_generator(rng: np.random.Generator) -> np.random.Generator:
+    """A generator seeded from ``rng`` (the future chance of a world, drawn anew)."""
+    return np.random.Generator(np.random.PCG64(int(rng.integers(0, 2**63))))
+
+
+def ismcts(state: State, me: int, rng: np.random.Generator, make_tree: Callable[[], Tree],
+           sims: int | None, seconds: float | None) -> tuple[dict[int, tuple[int, float]], int]:
+    """Single-observer ISMCTS from ``state`` for seat ``me``: (root statistics, iterations)."""
+    tree = make_tree()
+    done = 0
+    for _ in budget_loop(sims, seconds):
+        tree.iterate(state.resample_hidden(me, rng), rng)
+        done += 1
+    return tree.root_counts(me, state.legal_actions()), done
+
+
+def pimc(state: State, me: int, rng: np.random.Generator, make_tree: Callable[[], Tree],
+         sims: int | None, seconds: float | None, worlds: int) -> tuple[dict[int, tuple[int, float]], int]:
+    """Determinized search: ``worlds`` fixed worlds, one UCT tree each, root visits summed."""
+    samples = [state.resample_hidden(me, rng) for _ in range(worlds)]
+    trees = [make_tree() for _ in samples]
+    done = 0
+    for i in budget_loop(sims, seconds):
+        k = i % worlds
+        world = samples[k].clone()
+        world.rng = fresh_generator(rng)  # the hidden cards are fixed per world; future chance is not
+        trees[k].iterate(world, rng)
+        done += 1
+    legal = state.legal_actions()
+    total: dict[int, list[float]] = {a: [0, 0.0] for a in legal}
+    for tree in trees:
+        for a, (n, mean) in tree.root_counts(me, legal).items():
+            total[a][0] += n
+            total[a][1] += n * mean
+    return {a: (int(n), s / n if n else 0.0) for a, (n, s) in total.items()}, done

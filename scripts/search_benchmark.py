@@ -1,0 +1,162 @@
+#!/usr/bin/env python
+"""Speed and a small strength check of the search bot (kabenvs.agents.search).
+
+    python scripts/search_benchmark.py [--seconds 3] [--env cabula_v0 ...] [--spec search:algo=pimc]
+    python scripts/search_benchmark.py --versus heuristic --spec search:sims=200 --deals 20 [--budget 600]
+
+Speed: for each game at 2 players and at its largest table, positions are taken from random
+games (every 7th decision with a real choice) and searched for ``--seconds`` in all; the row is
+simulations (iterations: one world, one walk down the tree, one rollout) per second.
+
+``--versus KIND``: the search bot against ``KIND`` (``heuristic`` or ``random``) at 2 players,
+deals paired with the seats swapped (``kabenvs.agents.arena.play_match``, one deal at a time so
+that ``--budget`` seconds per game can stop it early; the table says how many deals were played).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import kabenvs  # noqa: E402
+from kabenvs.agents.base import Decision  # noqa: E402
+from kabenvs.agents.search import SearchAgent, parse_search_spec, search_agent_from_spec  # noqa: E402
+from kabenvs.core.registry import game_class, make_game  # noqa: E402
+
+
+def largest_table(env_id: str) -> int:
+    counts = game_class(env_id).Config.PLAYER_COUNTS
+    return max(counts)
+
+
+def positions(game, count: int, seed: int) -> list:
+    """Positions with a real choice, spread over whole random games."""
+    rng = np.random.default_rng(seed)
+    out, k = [], 0
+    while len(out) < count:
+        state = game.new_state(rng)
+        while state.current_player is not None and len(out) < count:
+            legal = state.legal_actions()
+            if len(legal) > 1:
+                k += 1
+                if k % 7 == 0:
+                    out.append(state.clone())
+            state.apply(legal[int(rng.integers(len(legal)))])
+    return out
+
+
+def sims_per_second(env_id: str, players: int, spec: str, seconds: float, seed: int = 0) -> dict:
+    game = make_game(env_id, num_players=players)
+    options = parse_search_spec(spec)
+    options.pop("sims", None)
+    options.pop("time", None)
+    states = positions(game, 6, seed)
+    per = seconds / len(states)
+    sims = spent = 0
+    for i, state in enumerate(states):
+        agent = SearchAgent(seed=seed + i, time=per, **options)
+        t0 = time.perf_counter()
+        agent.search(state, state.current_player)
+        spent += time.perf_counter() - t0
+        sims += agent.last_iterations
+    return {"env_id": env_id, "players": players, "spec": spec, "sims": sims, "seconds": round(spent, 2),
+            "sims_per_s": round(sims / spent, 1)}
+
+
+class Timed:
+    """Wraps an agent to time its real decisions (more than one legal move)."""
+
+    def __init__(self, agent) -> None:
+        self.agent, self.name = agent, agent.name
+        self.calls, self.spent = 0, 0.0
+
+    def act(self, decision: Decision) -> int:
+        if len(decision.legal_actions) == 1:
+            return decision.legal_actions[0]
+        t0 = time.perf_counter()
+        a = self.agent.act(decision)
+        self.spent += time.perf_counter() - t0
+        self.calls += 1
+        return a
+
+
+def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: int) -> dict:
+    from kabenvs.agents import RandomAgent, heuristic_agent
+    from kabenvs.agents.arena import play_match, wilson_interval
+
+    game = make_game(env_id, num_players=2)
+    timers: list[Timed] = []
+
+    def searcher(s: int):
+        t = Timed(search_agent_from_spec(spec, env_id, seed=s))
+        timers.append(t)
+        return t
+
+    def other(s: int):
+        return heuristic_agent(env_id, s) if kind == "heuristic" else RandomAgent(s)
+
+    wins = games = truncated = 0.0
+    ret = 0.0
+    start = time.perf_counter()
+    played = 0
+    for d in range(deals):
+        if played and time.perf_counter() - start > budget:
+            break
+        r = play_match(game, [searcher, other], deals=1, seed=seed * 1000 + d, names=["search", kind])
+        wins += r.wins[0]
+        games += r.games
+        truncated += r.truncated
+        ret += r.total_return[0]
+        played += 1
+    lo, hi = wilson_interval(wins, int(games))
+    calls = sum(t.calls for t in timers)
+    spent = sum(t.spent for t in timers)
+    return {"env_id": env_id, "spec": spec, "versus": kind, "deals": played, "games": int(games),
+            "win_rate": round(wins / games, 3), "ci95": [round(lo, 3), round(hi, 3)],
+            "mean_return": round(ret / games, 3), "truncated": int(truncated),
+            "ms_per_move": round(1000 * spent / max(1, calls), 1), "moves": calls,
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--env", nargs="+", default=list(kabenvs.ENV_IDS), help="env ids (default: all)")
+    p.add_argument("--spec", default="search", help="the search bot's seat spec (default: search)")
+    p.add_argument("--seconds", type=float, default=3.0, help="search time per row (speed mode)")
+    p.add_argument("--versus", choices=("heuristic", "random"), help="play this baseline instead of timing")
+    p.add_argument("--deals", type=int, default=20, help="--versus: paired deals per game")
+    p.add_argument("--budget", type=float, default=1e9, help="--versus: seconds per game before stopping early")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    parse_search_spec(args.spec)  # a bad spec fails before any work
+    rows = []
+    for env_id in args.env:
+        if args.versus:
+            row = versus(env_id, args.spec, args.versus, args.deals, args.budget, args.seed)
+            line = (f"{env_id:<12} {row['deals']:>3} deals {row['games']:>3} games  win rate {row['win_rate']:.3f} "
+                    f"[{row['ci95'][0]:.3f}, {row['ci95'][1]:.3f}]  mean return {row['mean_return']:+.3f}  "
+                    f"{row['ms_per_move']:.0f} ms/move over {row['moves']} moves  ({row['seconds']:.0f} s)")
+        else:
+            counts = sorted({2, largest_table(env_id)} & set(game_class(env_id).Config.PLAYER_COUNTS))
+            for n in counts:
+                rows.append(sims_per_second(env_id, n, args.spec, args.seconds, args.seed))
+                r = rows[-1]
+                print(f"{env_id:<12} {n} players  {r['sims_per_s']:>8.1f} sims/s  ({r['spec']})", flush=True)
+            continue
+        rows.append(row)
+        print(line, flush=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

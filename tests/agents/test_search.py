@@ -1,0 +1,445 @@
+"""The search bot (kabenvs.agents.search): legal, reproducible, blind to what its seat cannot see,
+finds the winning move of a small position, and refuses bad seat specs in one line."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+import numpy as np
+import pytest
+
+from kabenvs.agents.base import Decision
+from kabenvs.agents.search import SearchAgent, parse_search_spec, search_agent_from_spec
+from kabenvs.core.actions import ActionCatalog
+from kabenvs.core.config import GameConfig
+from kabenvs.core.errors import ConfigError
+from kabenvs.core.game import Game, State
+from kabenvs.core.observation import ObservationLayout
+from kabenvs.core.registry import env_ids, make_game
+
+ALGOS = ["ismcts", "pimc", "flat"]
+
+
+# -- two tiny games written for these tests ---------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class _HighCardConfig(GameConfig):
+    PLAYER_COUNTS: ClassVar[tuple[int, ...]] = (2, 3)
+
+
+class _HighCardGame(Game):
+    """Each seat holds a secret card 0-9 (all different). Seat 0 stakes (the highest card wins)
+    or plays safe (nobody wins). Holding 9 it must stake; holding 0 it must not; it can never
+    see the others' cards."""
+
+    name = "highcard"
+    env_id = "highcard_v0"
+    Config = _HighCardConfig
+
+    def build_catalog(self) -> ActionCatalog:
+        cat = ActionCatalog()
+        cat.add("safe", name="play safe")
+        cat.add("stake", name="stake")
+        return cat
+
+    def build_layout(self) -> ObservationLayout:
+        lay = ObservationLayout()
+        lay.add("card", 10, "my card")
+        return lay
+
+    def new_state(self, rng=None):
+        s = _HighCardState(self, rng)
+        s.cards = [int(c) for c in s.rng.permutation(10)[: self.num_players]]
+        s.staked, s.current_player = None, 0
+        s.mark_start()
+        return s
+
+    def max_decisions(self) -> int:
+        return 1
+
+
+class _HighCardState(State):
+    def _legal_actions(self):
+        return [0, 1]
+
+    def _apply(self, action):
+        self.staked, self.current_player = action == 1, None
+
+    def observation(self, player):
+        buf = self.game.layout.zeros()
+        buf[self.cards[player]] = 1
+        return buf
+
+    def winners(self):
+        if not self.staked:
+            return list(range(self.num_players))
+        return [int(np.argmax(self.cards))]
+
+    def render(self, player=None):
+        return f"card {self.cards[player] if player is not None else self.cards}"
+
+    def resample_hidden(self, player, rng=None):
+        """The others' cards re-dealt from the cards ``player`` does not hold (in sorted order
+        before the shuffle, so the world depends only on what ``player`` knows)."""
+        rng = np.random.default_rng(rng) if not isinstance(rng, np.random.Generator) else rng
+        new = self.clone()
+        pool = [c for c in range(10) if c != self.cards[player]]
+        picks = [int(c) for c in rng.permutation(pool)]
+        for q in range(self.num_players):
+            if q != player:
+                new.cards[q] = picks.pop()
+        new.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
+        return new
+
+
+_HighCardGame.State = _HighCardState
+
+
+@dataclasses.dataclass(frozen=True)
+class _NimConfig(GameConfig):
+    stones: int = 7
+    PLAYER_COUNTS: ClassVar[tuple[int, ...]] = (2,)
+
+
+class _NimGame(Game):
+    """Take 1 or 2 stones; taking the last one wins. Winning from 7 means taking 1 (leave a
+    multiple of 3), from 5 taking 2: a move whose worth shows only a few plies deep."""
+
+    name = "nim"
+    env_id = "nim_v0"
+    Config = _NimConfig
+
+    def build_catalog(self) -> ActionCatalog:
+        cat = ActionCatalog()
+        cat.add("take", [(k,) for k in (1, 2)], name="take {}")
+        return cat
+
+    def build_layout(self) -> ObservationLayout:
+        lay = ObservationLayout()
+        lay.add("stones", 1, "stones left")
+        return lay
+
+    def new_state(self, rng=None):
+        s = _NimState(self, rng)
+        s.stones, s.last, s.current_player = self.config.stones, None, 0
+        s.mark_start()
+        return s
+
+    def max_decisions(self) -> int:
+        return self.config.stones
+
+
+class _NimState(State):
+    def _legal_actions(self):
+        return [0, 1] if self.stones >= 2 else [0]
+
+    def _apply(self, action):
+        self.stones -= action + 1
+        self.last = self.current_player
+        self.current_player = None if self.stones == 0 else 1 - self.current_player
+
+    def observation(self, player):
+        return np.array([self.stones], dtype=np.float32)
+
+    def winners(self):
+        return [self.last]
+
+    def render(self, player=None):
+        return f"{self.stones} stones"
+
+    def resample_hidden(self, player, rng=None):
+        new = self.clone()  # nothing is hidden; only the future chance is drawn anew
+        new.rng = np.random.default_rng(int(np.random.default_rng(rng).integers(0, 2**63)))
+        return new
+
+
+_NimGame.State = _NimState
+
+
+def _ask(agent, state) -> int:
+    return agent.act(Decision(state.current_player, state))
+
+
+def _position(env_id: str, seed: int, players: int = 2, skip: int = 3) -> State:
+    """A position of a random game with a real choice (the ``skip``-th such decision)."""
+    game = make_game(env_id, num_players=players)
+    rng = np.random.default_rng(seed)
+    state = game.new_state(rng)
+    seen = 0
+    while True:
+        legal = state.legal_actions()
+        if len(legal) > 1:
+            seen += 1
+            if seen > skip:
+                return state
+        state.apply(legal[int(rng.integers(len(legal)))])
+        if state.current_player is None:
+            state = game.new_state(rng)
+
+
+# -- every registered game --------------------------------------------------------------------
+@pytest.mark.parametrize("env_id", env_ids())
+def test_plays_only_legal_moves_in_every_game(env_id):
+    """Eight real decisions of a game with small budgets, each algorithm; the game goes on."""
+    game = make_game(env_id, num_players=2)
+    state = game.new_state(np.random.default_rng(5))
+    agents = [SearchAgent(seed=1, sims=6, algo=ALGOS[0]), SearchAgent(seed=2, sims=6, algo=ALGOS[1], worlds=2),
+              SearchAgent(seed=3, sims=6, algo=ALGOS[2], worlds=3)]
+    decided = 0
+    while state.current_player is not None and decided < 8:
+        legal = state.legal_actions()
+        agent = agents[decided % len(agents)]
+        action = _ask(agent, state)
+        assert action in legal
+        if len(legal) > 1:
+            decided += 1
+            assert agent.last_iterations == 6
+            assert sum(n for n, _ in agent.last_stats.values()) == 6  # every simulation went through a root move
+            assert set(agent.last_stats) == set(legal)
+        state.apply(action)
+    assert decided == 8
+
+
+@pytest.mark.parametrize("env_id", env_ids())
+def test_same_seed_same_move(env_id):
+    state = _position(env_id, seed=11)
+    moves = {_ask(SearchAgent(seed=7, sims=12), state) for _ in range(2)}
+    assert len(moves) == 1
+    a, b = SearchAgent(seed=7, sims=12), SearchAgent(seed=7, sims=12)
+    _ask(a, state), _ask(b, state)
+    assert a.last_stats == b.last_stats  # the whole search, not just its answer
+    assert state.legal_actions() and state.current_player is not None  # the real state is untouched
+
+
+def test_search_leaves_the_real_state_alone():
+    state = _position("kabaal_v0", seed=2)
+    before = state.to_json()
+    for algo in ALGOS:
+        _ask(SearchAgent(seed=1, sims=10, algo=algo), state)
+    assert state.to_json() == before
+
+
+# resample_hidden must give the same world, whatever the truth, for the same generator: true of
+# Kabaleo and Cabula (their pools are listed in a fixed order); Kabaal, Barakka and Alakazum build
+# their pools in the order of the true hands, so a seeded search there may pick another move
+# on a resampled state (same distribution, another draw). See docs/search.md.
+@pytest.mark.parametrize("algo", ALGOS)
+@pytest.mark.parametrize("env_id", ["kabaleo_v0", "cabula_v0"])
+def test_the_move_depends_only_on_the_seats_information(env_id, algo):
+    for seed in range(3):
+        state = _position(env_id, seed=seed, players=3)
+        p = state.current_player
+        world = state.resample_hidden(p, np.random.default_rng(100 + seed))
+        assert world.observation(p).tobytes() == state.observation(p).tobytes()
+        a = SearchAgent(seed=seed, sims=30, algo=algo, worlds=3 if algo != "ismcts" else None)
+        b = SearchAgent(seed=seed, sims=30, algo=algo, worlds=3 if algo != "ismcts" else None)
+        assert _ask(a, state) == _ask(b, world)
+        assert a.last_stats == b.last_stats
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_move_ignores_the_others_secret_cards(players):
+    """High card: every deal that leaves seat 0 holding 6 (the others' cards differ) gets the
+    same search, and so the same move."""
+    game = _HighCardGame(num_players=players)
+    answers = set()
+    for seed in range(40):
+        state = game.new_state(seed)
+        if state.cards[0] != 6:
+            continue
+        agent = SearchAgent(seed=3, sims=40)
+        answers.add((_ask(agent, state), tuple(sorted(agent.last_stats.items()))))
+    assert len(answers) == 1
+
+
+# -- finding the right move ---------------------------------------------------------------------
+@pytest.mark.parametrize("algo", ALGOS)
+@pytest.mark.parametrize("players", [2, 3])
+def test_stakes_the_top_card_and_not_the_bottom_one(algo, players):
+    game = _HighCardGame(num_players=players)
+    stake, safe = game.catalog.id("stake"), game.catalog.id("safe")
+    for card, best in ((9, stake), (0, safe)):
+        state = game.new_state(1)
+        other = state.cards.index(card) if card in state.cards else None
+        if other is not None:  # put the card in seat 0's hand, keep the cards distinct
+            state.cards[other] = state.cards[0]
+        state.cards[0] = card
+        state.touch()
+        agent = SearchAgent(seed=4, sims=60, algo=algo)
+        assert _ask(agent, state) == best, (card, agent.last_stats)
+
+
+@pytest.mark.parametrize("algo", ["ismcts", "pimc"])
+@pytest.mark.parametrize("stones,best", [(4, 0), (5, 1), (7, 0)])
+def test_finds_the_winning_nim_move(algo, stones, best):
+    """The winning move is worth +1 only with best play after it; random rollouts alone rate it
+    much lower, so this needs the tree."""
+    game = _NimGame(stones=stones)
+    agent = SearchAgent(seed=0, sims=400, algo=algo, worlds=4 if algo == "pimc" else None)
+    assert _ask(agent, game.new_state(0)) == best, agent.last_stats
+
+
+def test_each_seat_maximises_its_own_return_at_three_players():
+    """A node's mover picks by its own value: seat 0 holding 9 at a 3-seat table stakes."""
+    game = _HighCardGame(num_players=3)
+    state = game.new_state(3)
+    state.cards = [9, 2, 5]
+    state.touch()
+    agent = SearchAgent(seed=1, sims=50)
+    assert _ask(agent, state) == game.catalog.id("stake")
+    visits, mean = agent.last_stats[game.catalog.id("stake")]
+    assert mean == pytest.approx(1.0)
+
+
+def test_a_single_legal_move_is_returned_without_searching():
+    game = _NimGame(stones=1)
+    state = game.new_state(0)
+    agent = SearchAgent(seed=0, sims=10_000_000)  # a search would take hours
+    before = agent.rng.bit_generator.state
+    assert _ask(agent, state) == 0
+    assert agent.last_iterations == 0
+    assert agent.rng.bit_generator.state == before  # no draw: the next searches stay as seeded
+
+
+def test_time_budget_stops_on_time():
+    import time
+
+    state = _position("kabaleo_v0", seed=1)
+    agent = SearchAgent(seed=0, time=0.2)
+    t0 = time.perf_counter()
+    _ask(agent, state)
+    assert time.perf_counter() - t0 < 1.0
+    assert agent.last_iterations >= 1
+
+
+def test_prior_probabilities_steer_the_visits():
+    """With leaf values all 0 (no rollouts) and no terminal reached in 4 simulations, PUCT goes
+    where the prior points, even to Nim's losing move."""
+    game = _NimGame(stones=9)
+    calls = []
+
+    def prior(state, player):
+        calls.append(player)
+        probs = np.zeros(game.num_actions)
+        probs[1] = 1.0
+        return probs, 0.0
+
+    agent = SearchAgent(seed=0, sims=4, prior=prior)
+    assert _ask(agent, game.new_state(0)) == 1
+    assert agent.last_stats == {0: (0, 0.0), 1: (3, 0.0)}
+    assert set(calls) == {0, 1}  # leaf values are asked of every seat
+    with pytest.raises(ConfigError, match="leaf= needs"):
+        SearchAgent(leaf="value")
+
+
+def _nim_oracle(state, player):
+    """Exact Nim values (the mover wins unless the stones are a multiple of 3), uniform policy."""
+    mover_wins = state.stones % 3 != 0
+    value = 1.0 if (player == state.current_player) == mover_wins else -1.0
+    return np.full(state.game.num_actions, 0.5), value
+
+
+@pytest.mark.parametrize("stones,best", [(4, 0), (5, 1), (7, 0), (8, 1)])
+def test_exact_leaf_values_find_the_move_at_once(stones, best):
+    agent = SearchAgent(seed=0, sims=3, prior=_nim_oracle)
+    assert _ask(agent, _NimGame(stones=stones).new_state(0)) == best, agent.last_stats
+    rolled = SearchAgent(seed=0, sims=3, prior=_nim_oracle, leaf="rollout")
+    assert _ask(rolled, _NimGame(stones=stones).new_state(0)) in (0, 1)
+
+
+def test_heuristic_rollouts_play():
+    state = _position("cabula_v0", seed=4)
+    agent = SearchAgent(seed=0, sims=8, rollout="heuristic")
+    assert _ask(agent, state) in state.legal_actions()
+
+
+# -- the seat spec ------------------------------------------------------------------------------
+def test_spec_parses():
+    assert parse_search_spec("search") == {}
+    assert parse_search_spec("search:sims=400,rollout=heuristic") == {"sims": 400, "rollout": "heuristic"}
+    assert parse_search_spec("search:time=0.5,algo=pimc,worlds=4") == {"time": 0.5, "algo": "pimc", "worlds": 4}
+    agent = search_agent_from_spec("search:sims=30,algo=flat", "kabaleo_v0", seed=2)
+    assert (agent.sims, agent.algo, agent.name) == (30, "flat", "search:algo=flat,sims=30")
+    assert search_agent_from_spec("search", "kabaleo_v0").sims == 200
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("search:simz=3", ["simz", "sims", "rollout"]),
+    ("search:sims=0", ["sims", ">= 1"]),
+    ("search:sims=many", ["sims", "integer"]),
+    ("search:time=-1", ["time", "> 0"]),
+    ("search:rollout=smart", ["rollout", "random", "heuristic"]),
+    ("search:algo=mcts", ["algo", "ismcts", "pimc", "flat"]),
+    ("search:sims=10,time=1", ["sims", "time"]),
+    ("search:worlds=4", ["worlds", "pimc"]),
+    ("search:leaf=value", ["leaf", "model"]),
+    ("search:sims", ["key=value"]),
+    ("search:sims=1,sims=2", ["twice"]),
+    ("searching", ["search spec"]),
+])
+def test_bad_specs_are_refused_in_one_line(spec, words):
+    with pytest.raises(ConfigError) as info:
+        parse_search_spec(spec)
+    text = str(info.value)
+    assert "\n" not in text
+    for word in words:
+        assert word in text, text
+
+
+def test_seats_and_competitors_take_specs():
+    from kabenvs.play.cli import UsageError, build_seat
+    from training.evaluation import baseline
+
+    game = make_game("kabaleo_v0")
+    seat = build_seat("search:sims=5", 1, game, 3, [])
+    assert seat.kind == "search" and seat.name == "search:sims=5" and seat.seed == 3 * 31 + 1
+    with pytest.raises(UsageError, match="algo"):
+        build_seat("search:algo=x", 0, game, 3, [])
+    comp = baseline("search:sims=5", "kabaleo_v0")
+    assert comp.name == "search:sims=5" and comp.seat_info["kind"] == "search"
+    assert comp.agent(4).sims == 5
+    with pytest.raises(ConfigError, match="simz"):
+        baseline("search:simz=5", "kabaleo_v0")
+
+
+def test_score_weight_adds_the_margin_to_the_returns():
+    from kabenvs.agents.search.tree import SearchSettings, Tree
+
+    game = make_game("kabaleo_v0", num_players=3)
+    rng = np.random.default_rng(0)
+    state = game.new_state(rng)
+    while state.current_player is not None:
+        legal = state.legal_actions()
+        state.apply(legal[int(rng.integers(len(legal)))])
+    plain = Tree(3, game.num_actions, SearchSettings(), rollout=None)
+    scored = Tree(3, game.num_actions, SearchSettings(score=0.5), rollout=None)
+    sc = state.scores()
+    top = max(sc)
+    for q in range(3):
+        margin = (sc[q] - max(sc[k] for k in range(3) if k != q)) / max(1.0, max(abs(x) for x in sc))
+        assert scored.returns(state)[q] == pytest.approx(plain.returns(state)[q] + 0.5 * margin)
+    assert plain.returns(state) == state.returns()
+    assert top > 0 and scored.returns(state) != plain.returns(state)
+    assert parse_search_spec("search:score=0.5") == {"score": 0.5}
+    assert SearchAgent(score=0.5, sims=3).name == "search:sims=3,score=0.5"
+
+
+def test_play_cli_seats_a_search_bot_and_logs_it(tmp_path):
+    from kabenvs.records import read_records
+    from tests.play.helpers import run_cli
+
+    log = tmp_path / "games.jsonl"
+    rc, out, err = run_cli(["kabaleo_v0", "--seat", "search:sims=3", "random", "--seed", "4", "--log", str(log)])
+    assert rc == 0, err
+    (record,) = read_records(str(log))
+    assert record["seats"][0]["kind"] == "search" and record["seats"][0]["name"] == "search:sims=3"
+    rc, out, err = run_cli(["kabaleo_v0", "--seat", "search:sims=3,rollout=clever", "random"])
+    assert rc == 2 and err.count("\n") == 1 and "rollout" in err and "heuristic" in err
+
+
+@pytest.mark.parametrize("kwargs,word", [({"sims": 0}, "sims"), ({"time": 0}, "time"), ({"c": -1}, "c="),
+                                         ({"algo": "pimc", "worlds": 0}, "worlds"), ({"algo": "x"}, "algo"),
+                                         ({"rollout": "x"}, "rollout"), ({"score": -1}, "score")])
+def test_bad_arguments_are_refused(kwargs, word):
+    with pytest.raises(ConfigError, match=word):
+        SearchAgent(**kwargs)
