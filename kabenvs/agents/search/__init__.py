@@ -23,7 +23,7 @@ from kabenvs.agents.search.spec import (
     ALGOS, LEAVES, ROLLOUTS, canonical_name, check_options, is_search_spec, parse_search_spec,
 )
 from kabenvs.agents.search.tree import Prior, SearchSettings, Tree, ismcts, pimc
-from kabenvs.core.errors import ConfigError
+from kabenvs.core.errors import ConfigError, KabenvsError
 from kabenvs.core.game import Game, State
 
 DEFAULT_SIMS = 200
@@ -136,22 +136,25 @@ class SearchAgent:
         return self._rollouts[key]
 
 
-def model_prior(path: str, game: Game) -> Prior:
+def model_prior(path: str, game: Game, trust_pickle: bool = False) -> Prior:
     """A ``prior`` from a trained model (``kabenvs.agents.policy.load_agent``): the policy's
-    probabilities over the legal moves and the critic's value, both from the seat's own
-    observation. Needs an agent exposing a Stable-Baselines3 actor-critic as ``.policy``."""
+    probabilities over the legal moves from the seat's own observation, and the critic's value
+    where the model has one. A safe model keeps the actor only, so its prior's value is None and
+    ``prior.has_values`` is False: leaves are then rolled out. A trusted SB3 archive
+    (``trust_pickle=True``) brings its critic too."""
     from kabenvs.agents.policy import load_agent, masked_logits
 
-    agent = load_agent(path, game, seed=0, deterministic=True)
-    policy = getattr(agent, "policy", None)
-    if policy is None or not hasattr(policy, "predict_values"):
-        raise ConfigError(f"model {path!r} gives no policy with values; search:model= cannot use it")
+    agent = load_agent(path, game, seed=0, deterministic=True, trust_pickle=trust_pickle)
+    policy = agent.policy
+    critic = policy if hasattr(policy, "predict_values") else None
     import torch as th
 
     def prior(state: State, player: int):
         obs = state.observation(player)[None, :].astype(np.float32)
-        with th.no_grad():
-            value = float(policy.predict_values(th.as_tensor(obs)).reshape(-1)[0])
+        value = None
+        if critic is not None:
+            with th.no_grad():
+                value = float(critic.predict_values(th.as_tensor(obs)).reshape(-1)[0])
         if player != state.current_player:
             return None, value
         logits = masked_logits(policy, obs, state.legal_mask()[None, :])[0]
@@ -160,6 +163,7 @@ def model_prior(path: str, game: Game) -> Prior:
         probs[finite] = np.exp(logits[finite] - logits[finite].max())
         return probs / probs.sum(), value
 
+    prior.has_values = critic is not None
     return prior
 
 
@@ -173,7 +177,16 @@ def search_agent_from_spec(spec: str, env_id: str | Game, seed: int | None = Non
         from kabenvs.core.registry import make_game
 
         game = env_id if isinstance(env_id, Game) else make_game(env_id)
-        prior = model_prior(options.pop("model"), game)
+        path = options.pop("model")
+        try:
+            prior = model_prior(path, game)
+        except KabenvsError as exc:  # a model that cannot be loaded is a bad spec value
+            raise ConfigError(f"search model={path!r}: {exc}") from None
+        if not prior.has_values:
+            if options.get("leaf") == "value":
+                raise ConfigError(f"search leaf=value needs a model with a value head; {path!r} is a safe model, "
+                                  "which keeps the policy only: use leaf=rollout")
+            options["leaf"] = "rollout"
     return SearchAgent(seed=seed, prior=prior, name=name, **options)
 
 
