@@ -76,6 +76,11 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
         put_v(1.0)
     idx += (o["deck_size"], o["turn"] + (state.turn - me) % n, o["turns"])
     val += (len(state.deck) / g.total_cards, 1.0, state.turn_count / g.config.max_turns)
+    la = state.last_attack
+    if la is not None:
+        idx += (o["last_attack_card"] + la[0], o["last_attack_count"] + la[1] - 1,
+                o["last_attacker"] + (la[2] - me) % n, o["last_victim"] + (la[3] - me) % n)
+        val += (1.0, 1.0, 1.0, 1.0)
     pending = 0
     for f in state.stack:
         k = f["k"]
@@ -97,6 +102,9 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
             k = f["stage"]
             put_i(o["context_card"] + f["c"])
             put_v(1.0)
+            if f["by"] is not None:
+                put_i(o["curse_turned_by"] + (f["by"] - me) % n)
+                put_v(1.0)
         elif k == "target":
             idx += (o["context_card"] + f["card"], o["context_count"] + f["cnt"] - 1)
             val += (1.0, 1.0)

@@ -229,6 +229,14 @@ class CabulaGame(Game):
         lay.add("star_reason", len(STAR_REASONS), "one-hot star decision: " + ", ".join(STAR_REASONS))
         lay.add("context_player", n,
                 "one-hot, seat-relative: the victim whose star or card is chosen (star, take)")
+        lay.add("curse_turned_by", n,
+                "one-hot, seat-relative: who turned the pending curse on its victim with two wands "
+                "(wand/redirect decisions; all zero for a curse drawn from the deck)")
+        lay.add("last_attack_card", T, "one-hot: the card of the last attack (a set played at a victim, "
+                "or a curse turned with two wands)")
+        lay.add("last_attack_count", 4, "one-hot: how many cards that attack played (2 for a turned curse)")
+        lay.add("last_attacker", n, "one-hot, seat-relative: who made the last attack")
+        lay.add("last_victim", n, "one-hot, seat-relative: whom the last attack targeted")
         lay.add("pending_draws", 1, "cards still to draw in pending multi-card draws / 6")
         lay.add("necromancy", n, "seat-relative: players with a Necromancy in progress")
         lay.add("turns", 1, "turns played / max_turns")
@@ -279,6 +287,7 @@ class CabulaState(State):
         s.turn = int(rng.integers(n))
         s.turn_count = 0
         s.winner = None
+        s.last_attack = None  # [card, count, attacker, victim] of the last attack (public)
         s._start_turn(s.turn)
         s._advance()
         return s
@@ -436,7 +445,7 @@ class CabulaState(State):
                 f["n"] -= 1
                 if IS_CURSE[c]:
                     self.discard[c] += 1
-                    stack.append({"k": "curse", "p": p, "c": c, "stage": "respond"})
+                    stack.append({"k": "curse", "p": p, "c": c, "stage": "respond", "by": None})
                 else:
                     self.hands[p][c] += 1
             elif k == "end":
@@ -447,6 +456,7 @@ class CabulaState(State):
             elif k == "target":
                 if n == 2:
                     stack.pop()
+                    self.last_attack = [f["card"], f["cnt"], f["p"], 1 - f["p"]]
                     self._targeted_effect(f["p"], f["card"], f["cnt"], 1 - f["p"])
                     continue
                 self.current_player = f["p"]
@@ -456,8 +466,7 @@ class CabulaState(State):
                 # Always asked, wand or not (note 9): skipping the question would tell everyone
                 # that the victim holds no wand.
                 if f["stage"] == "redirect" and n == 2:
-                    f["p"] = 1 - p
-                    f["stage"] = "respond"
+                    self._turn_curse(f, p, 1 - p)
                     continue
                 self.current_player = p
                 return
@@ -484,7 +493,7 @@ class CabulaState(State):
                         stack.pop()
                     elif IS_CURSE[c]:
                         self.discard[c] += 1
-                        stack.append({"k": "curse", "p": p, "c": c, "stage": "respond"})
+                        stack.append({"k": "curse", "p": p, "c": c, "stage": "respond", "by": None})
                     else:
                         hand[c] += 1
             elif k == "take":
@@ -495,6 +504,14 @@ class CabulaState(State):
                 return
             else:  # pragma: no cover - a corrupted stack
                 raise RuntimeError(f"unknown pending effect {f!r}")
+
+    def _turn_curse(self, f: dict, by: int, t: int) -> None:
+        """Two wands: the curse of frame ``f`` now hits ``t``, who may answer in turn. Who turned
+        it on whom is public (note 14): kept in the frame and as the last attack."""
+        f["p"] = t
+        f["by"] = by
+        f["stage"] = "respond"
+        self.last_attack = [f["c"], 2, by, t]
 
     def _curse_hits(self, p: int, c: int) -> None:
         """The curse ``c`` takes effect on ``p`` (no wand was used)."""
@@ -624,10 +641,10 @@ class CabulaState(State):
         elif kind == "target":
             t = (p + move[0]) % self.num_players
             if f["k"] == "curse":  # two wands: the curse now hits t, who may answer in turn
-                f["p"] = t
-                f["stage"] = "respond"
+                self._turn_curse(f, p, t)
             else:
                 stack.pop()
+                self.last_attack = [f["card"], f["cnt"], p, t]
                 self._targeted_effect(p, f["card"], f["cnt"], t)
         elif kind == "wand":
             w = move[0]
@@ -656,6 +673,15 @@ class CabulaState(State):
             self.truncated = True  # note 13: safety net
             self.current_player = None
             self.stack.clear()
+
+    def action_name_for(self, action: int, seat: int | None) -> str:
+        # Only one move is ever hidden: the card a taker picks after two crystal balls. The taker
+        # and the victim see it; every other seat only sees that a card changed hands.
+        if seat is None or seat == self.current_player or self.game.kind_of[action] != "take":
+            return self.game.catalog.name(action)
+        if seat == self.stack[-1]["v"]:
+            return self.game.catalog.name(action)
+        return "take a card (hidden)"
 
     def winners(self) -> list[int]:
         return [] if self.winner is None else [self.winner]
@@ -777,6 +803,7 @@ class CabulaState(State):
         new.turn = self.turn
         new.turn_count = self.turn_count
         new.winner = self.winner
+        new.last_attack = self.last_attack
         new._reset_caches()
         return new
 
