@@ -47,8 +47,11 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
     discards (its holder picks each card, one by one, face up); a hand under five draws one card at
     a time until it holds five, curses drawn meanwhile being resolved at once and not counting as
     hand cards. A curse drawn during a multi-card draw counts as one of its cards (Alicia).
-11. Empty deck: the discard pile is shuffled into a new deck. If both are empty the draw (and the
-    rest of that effect's draws) is lost. Necromancy also stops when no card that could join a
+11. Empty deck: "if at any point the deck runs out" the discard pile is shuffled into a new deck
+    at once: the moment the deck's last card is taken (the card just drawn, a curse too, is not in
+    the pile yet), or, if the pile was empty then, as soon as it holds a card again (checked before
+    every decision and every draw). If both are empty the draw (and the rest of that effect's
+    draws) is lost. Necromancy also stops when no card that could join a
     hand is left in the deck or the discard pile (otherwise curses could be reshuffled forever).
 12. Passing is always allowed. Curses drawn at the start of the turn do not end it.
 13. Limits: ``max_turns`` turns (default 500) end the game by truncation; as a safety net a game
@@ -388,6 +391,8 @@ class CabulaState(State):
                     for t in HAND_TYPES:
                         if f[t]:
                             f[t] -= 1
+        if not deck and any(self.discard):  # note 11: the deck ran out; rebuilt at once
+            self._reshuffle()
         return c
 
     def _reshuffle(self) -> None:
@@ -421,7 +426,16 @@ class CabulaState(State):
         return self.winner is not None or self.truncated
 
     def _advance(self) -> None:
-        """Run automatic effects until someone must decide (or the game ends)."""
+        """Run automatic effects until someone must decide (or the game ends).
+
+        Note 11: the deck is rebuilt "at any point" it runs out. ``_draw`` rebuilds it the moment
+        its last card is taken; if the discard pile was empty then, it is rebuilt as soon as the
+        pile holds a card again, which this check makes so before anyone decides."""
+        self._run_effects()
+        if not self.deck and self.current_player is not None and any(self.discard):
+            self._reshuffle()
+
+    def _run_effects(self) -> None:
         n = self.num_players
         while True:
             if self._over():
