@@ -77,7 +77,8 @@ from kabenvs.core.config import GameConfig
 from kabenvs.core.game import Game, State, as_generator
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.cabula import cards as C
-from kabenvs.games.cabula.encoding import encode, resample
+from kabenvs.games.cabula.encoding import encode
+from kabenvs.games.cabula.resample import resample
 from kabenvs.games.cabula.cards import (
     BALL, BOOK, CAULDRON, DOUBLE, HAND_SIZE, HAND_TYPES, IS_CURSE, MONSTERS, NECRO, NUM_TYPES,
     PARCHMENT, PLURAL, SINGULAR, STAR, WAND, WIN_STARS, WITCH,
@@ -291,9 +292,27 @@ class CabulaState(State):
         s.turn_count = 0
         s.winner = None
         s.last_attack = None  # [card, count, attacker, victim] of the last attack (public)
+        # Outcomes for the next chance events, used before the generator (see _next_chance):
+        # empty in a dealt game; a resampled world's start holds its past (resample.py).
+        s.chance = []
         s._start_turn(s.turn)
         s._advance()
         return s
+
+    # -- caches and chance ---------------------------------------------------------------------------
+    def _reset_caches(self) -> None:
+        super()._reset_caches()
+        # When a list, every card movement is appended to it (resample.py reads the true game's
+        # movements this way); None in play, so the hot path pays one attribute test.
+        self._log: list | None = None
+
+    def _next_chance(self, kind: type):
+        """The scripted outcome of the next chance event if the script holds one of ``kind``
+        (list: a rebuilt deck; int: the card a single crystal ball takes), else None."""
+        chance = self.chance
+        if chance and type(chance[0]) is kind:
+            return chance.pop(0)
+        return None
 
     # -- small helpers ------------------------------------------------------------------------------
     def total(self, p: int) -> int:
@@ -313,6 +332,8 @@ class CabulaState(State):
         self.hands[p][c] -= k
         self.discard[c] += k
         self._forget_public(p, c, k)
+        if self._log is not None:
+            self._log.append(("out", p, c, k))
 
     def known_cards(self, v: int, p: int) -> list[int]:
         """The cards ``v`` is sure ``p``'s hand holds, per type (a copy)."""
@@ -351,8 +372,11 @@ class CabulaState(State):
             if not any(kn):
                 known[i] = None
 
-    def _move_hidden_card(self, victim: int, taker: int, c: int) -> None:
-        """A crystal ball moved one card ``c`` from ``victim``'s hand to ``taker``'s."""
+    def _move_hidden_card(self, victim: int, taker: int, c: int, chosen: bool) -> None:
+        """A crystal ball moved one card ``c`` from ``victim``'s hand to ``taker``'s (``chosen``:
+        picked after two balls; else drawn at random with one)."""
+        if self._log is not None:
+            self._log.append(("move", victim, taker, c, chosen))
         self.hands[victim][c] -= 1
         self.hands[taker][c] += 1
         self._forget_hidden(victim, (victim, taker))
@@ -372,6 +396,8 @@ class CabulaState(State):
                 return None
             self._reshuffle()
         c = deck.pop()
+        if self._log is not None:
+            self._log.append(("draw", p, c))
         floors = self.deck_floor
         caps = self.deck_cap if self.deck_cap_known else None
         if IS_CURSE[c]:  # shown to everyone
@@ -397,7 +423,13 @@ class CabulaState(State):
 
     def _reshuffle(self) -> None:
         pile = [c for c, k in enumerate(self.discard) for _ in range(k)]
-        self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile))]
+        scripted = self._next_chance(list)
+        if scripted is not None and sorted(scripted) == pile:
+            self.deck[:] = scripted
+        else:  # a script that does not fit (a tampered save) is ignored: the replay check sees it
+            self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile))]
+        if self._log is not None:
+            self._log.append(("shuffle", self.deck[:]))
         for v in range(self.num_players):
             self.deck_floor[v] = self.discard[:]
             self.deck_cap[v] = self.discard[:]
@@ -544,6 +576,8 @@ class CabulaState(State):
         if card == STAR or card == DOUBLE:
             hand[card] -= 1
             self._forget_public(p, card, 1)
+            if self._log is not None:
+                self._log.append(("out", p, card, 1))
             self.display[p][0 if card == STAR else 1] += 1
             if card == STAR and self.total(p) >= WIN_STARS:
                 self._win(p)
@@ -563,16 +597,20 @@ class CabulaState(State):
             if cnt == 2:
                 # the attacker looks at the whole hand
                 self.known[a * self.num_players + v] = hand[:] if any(hand) else None
+                if self._log is not None:
+                    self._log.append(("look", a, v))
                 stack.append({"k": "take", "p": a, "v": v})
                 return
             size = sum(hand)
             if size:
-                r = int(self.rng.integers(size))
-                for c in HAND_TYPES:
-                    r -= hand[c]
-                    if r < 0:
-                        self._move_hidden_card(v, a, c)
-                        break
+                c = self._next_chance(int)
+                if c is None or not 0 <= c < NUM_TYPES or not hand[c]:
+                    r = int(self.rng.integers(size))
+                    for c in HAND_TYPES:
+                        r -= hand[c]
+                        if r < 0:
+                            break
+                self._move_hidden_card(v, a, c, False)
         elif card == CAULDRON:
             if cnt == 1:
                 stack.append({"k": "star", "why": "cauldron", "p": v, "v": v, "a": a})
@@ -593,6 +631,8 @@ class CabulaState(State):
         if not k:
             return
         self.hands[v][card] += k
+        if self._log is not None:
+            self._log.append(("in", v, card, k))
         for w in range(self.num_players):
             if w != v:
                 self._known_row(w, v)[card] += k  # returned in plain view
@@ -678,7 +718,7 @@ class CabulaState(State):
             self._discard_from_hand(p, move[0])
         else:  # take
             stack.pop()
-            self._move_hidden_card(f["v"], p, move[0])
+            self._move_hidden_card(f["v"], p, move[0], True)
         if self.winner is None:
             self._advance()
         else:
@@ -717,6 +757,21 @@ class CabulaState(State):
 
     def resample_hidden(self, player: int, rng=None) -> "CabulaState":
         return resample(self, player, as_generator(rng))
+
+    def hidden_zones(self, player: int) -> dict[str, list]:
+        """Cards ``player`` cannot place: each other hand less the cards it knows are there, and
+        the deck less the cards it knows are in it (its order is hidden from everyone)."""
+        zones = {}
+        for p in range(self.num_players):
+            if p != player:
+                kn = self.known_cards(player, p)
+                zones[f"hand of player {p}"] = [c for c, k in enumerate(self.hands[p]) for _ in range(k - kn[c])]
+        deck = [0] * NUM_TYPES
+        for c in self.deck:
+            deck[c] += 1
+        floor = self.deck_floor[player]
+        zones["deck"] = [c for c in range(NUM_TYPES) for _ in range(deck[c] - floor[c])]
+        return zones
 
     def decision(self) -> str:
         if self.current_player is None:
@@ -818,6 +873,7 @@ class CabulaState(State):
         new.turn_count = self.turn_count
         new.winner = self.winner
         new.last_attack = self.last_attack
+        new.chance = self.chance[:]  # entries are never mutated, only popped
         new._reset_caches()
         return new
 
