@@ -62,3 +62,73 @@ def test_a_turned_curse_says_who_turned_it():
         assert parts["curse_turned_by"][rel] == 1 and parts["curse_turned_by"].sum() == 1
         assert parts["last_attacker"][rel] == 1 and parts["last_victim"][(2 - q) % 3] == 1
         assert parts["last_attack_card"][ID["skull"]] == 1
+
+
+def assert_world_replays(state, p, world):
+    """The kit's replay check for one rigged or played game (every past step, seat ``p``)."""
+    past = state.replay_start()
+    replay = world.replay_start()
+    assert replay.history == past.history
+    for a_true, a in zip(state.replay_actions(), world.replay_actions()):
+        assert replay.current_player == past.current_player
+        np.testing.assert_array_equal(replay.observation(p), past.observation(p))
+        assert replay.is_legal(a)
+        replay.apply(a)
+        past.apply(a_true)
+    np.testing.assert_array_equal(replay.observation(p), state.observation(p))
+    assert replay.to_json() != "" and replay._data().keys() == world._data().keys()
+    assert all(replay._data()[k] == world._data()[k] for k in world._data() if k != "start")
+    assert world.chance == [] and not world.invariants()
+
+
+def test_resampled_worlds_replay_a_two_ball_take_between_other_players():
+    s = rig(3, hands=[{}, {"crystal_ball": 2}, {"star": 1, "dragon": 2, "magic_wand": 1}], turn=1)
+    act(s, "play 2 crystal balls")
+    act(s, "target the player 1 seat clockwise")
+    act(s, "take a magic wand")
+    rng = np.random.default_rng(3)
+    taken = set()
+    for _ in range(30):
+        w = s.resample_hidden(0, rng)
+        assert_world_replays(s, 0, w)
+        taken.add(w.history[-1] if w.history[-1] != s.history[-1] else None)
+    assert len(taken) > 1  # the card player 1 chose is not the real one in every world
+    for p in (1, 2):  # taker and victim saw the card: it is the same in all their worlds
+        w = s.resample_hidden(p, rng)
+        assert_world_replays(s, p, w)
+        assert w.action_name(w.history[-1]) == "take a magic wand"
+
+
+def test_resampled_worlds_do_not_copy_a_rebuilt_deck_order():
+    """After the deck is rebuilt from the pile (public contents, hidden order), a world draws its
+    own order: the real future is not in it."""
+    s = rig(2, hands=[{"parchment": 1}, {}], top=["kraken"], deck_rest=False)
+    act(s, "play +2 parchment")
+    while s.current_player == 0 and s.stack[-1]["k"] != "main":
+        act(s, sorted(a for a in (s.action_name(x) for x in s.legal_actions()))[0])
+    assert s.deck_cap_known
+    rng = np.random.default_rng(5)
+    orders = set()
+    for _ in range(10):
+        w = s.resample_hidden(0, rng)
+        assert_world_replays(s, 0, w)
+        orders.add(tuple(w.deck))
+    assert len(orders) > 1
+    unseen = [s.deck.count(c) + s.hands[1][c] for c in range(14)]
+    assert [w.deck.count(c) + w.hands[1][c] for c in range(14)] == unseen
+
+
+def test_resampled_worlds_replay_long_six_player_games_for_every_seat():
+    import random
+
+    from kabenvs.games.cabula import CabulaGame
+
+    game = CabulaGame(num_players=6, max_turns=300)
+    rng = np.random.default_rng(11)
+    for seed in range(3):
+        s = game.new_state(seed)
+        r = random.Random(seed)
+        while s.current_player is not None:
+            s.apply(r.choice(s.legal_actions()))
+        for p in range(6):
+            assert_world_replays(s, p, s.resample_hidden(p, rng))
