@@ -817,6 +817,105 @@ class CabulaState(State):
                      + (", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.discard) if k) or "empty"))
         return "\n".join(lines)
 
+    def check_fields(self) -> list[str]:
+        """Types and ranges of every field of a (possibly tampered) save, each problem naming the
+        field; ``invariants`` then checks what must hold between them (conservation)."""
+        n = self.num_players
+        problems: list[str] = []
+        bad = problems.append
+
+        def counts(name: str, v, length: int = NUM_TYPES) -> bool:
+            if not (isinstance(v, list) and len(v) == length and all(type(k) is int and k >= 0 for k in v)):
+                bad(f"{name}: must be a list of {length} whole counts >= 0, got {str(v)[:80]}")
+                return False
+            return True
+
+        def per_player(name: str, v, length: int = NUM_TYPES) -> None:
+            if not isinstance(v, list) or len(v) != n:
+                bad(f"{name}: must hold one entry per player ({n}), got {str(v)[:80]}")
+                return
+            for p, row in enumerate(v):
+                counts(f"{name}[{p}]", row, length)
+
+        per_player("hands", self.hands)
+        if isinstance(self.hands, list) and len(self.hands) == n:
+            for p, hand in enumerate(self.hands):
+                if isinstance(hand, list) and len(hand) == NUM_TYPES and any(hand[c] for c in C.CURSES):
+                    bad(f"hands[{p}]: a hand never holds a curse")
+        if not (isinstance(self.deck, list) and all(type(c) is int and 0 <= c < NUM_TYPES for c in self.deck)):
+            bad(f"deck: must be a list of card types 0..{NUM_TYPES - 1}")
+        counts("discard", self.discard)
+        per_player("display", self.display, 2)
+        kn = self.known
+        if not isinstance(kn, list) or len(kn) != n * n:
+            bad(f"known: must hold {n * n} entries (one per pair of players), got {str(kn)[:80]}")
+        else:
+            for i, row in enumerate(kn):
+                if row is not None:
+                    counts(f"known[{i}]", row)
+        per_player("deck_floor", self.deck_floor)
+        per_player("deck_cap", self.deck_cap)
+        if not isinstance(self.deck_cap_known, bool):
+            bad(f"deck_cap_known: {self.deck_cap_known!r} must be true or false")
+        if not self._seat(self.turn):
+            bad(f"turn: {self.turn!r} is not a seat of a {n}-player game")
+        tc = self.turn_count
+        if type(tc) is not int or not 0 <= tc <= self.game.config.max_turns:
+            bad(f"turn_count: {tc!r} must be a whole number 0..{self.game.config.max_turns} (max_turns)")
+        if self.winner is not None and not self._seat(self.winner):
+            bad(f"winner: {self.winner!r} is not a seat (or null)")
+        elif self.winner is not None and self.current_player is not None:
+            bad("winner: set while a player is still to move")
+        la = self.last_attack
+        if la is not None and not (
+            isinstance(la, list) and len(la) == 4 and type(la[0]) is int and 0 <= la[0] < NUM_TYPES
+            and type(la[1]) is int and 1 <= la[1] <= 4 and self._seat(la[2]) and self._seat(la[3])
+        ):
+            bad(f"last_attack: must be null or [card type, count 1-4, attacker seat, victim seat], got {la!r}")
+        if not isinstance(self.chance, list) or not all(
+            (type(x) is int and 0 <= x < NUM_TYPES)
+            or (isinstance(x, list) and all(type(c) is int and 0 <= c < NUM_TYPES for c in x))
+            for x in self.chance
+        ):
+            bad("chance: must be a list of card types or lists of card types (scripted chance outcomes)")
+        problems += self._check_stack()
+        return problems
+
+    def _seat(self, x) -> bool:
+        return type(x) is int and 0 <= x < self.num_players
+
+    def _check_stack(self) -> list[str]:
+        stack = self.stack
+        if not isinstance(stack, list) or not all(isinstance(f, dict) for f in stack):
+            return ["stack: must be a list of pending effects (mappings)"]
+        seat = self._seat
+        checks = {  # key -> test of its value, per kind of pending effect
+            "end": {},
+            "main": {"p": seat},
+            "draw": {"p": seat, "n": lambda x: type(x) is int and 0 <= x <= 6},
+            "target": {"p": seat, "card": lambda x: type(x) is int and x in C.MONSTERS + C.TARGETED_SPELLS,
+                       "cnt": lambda x: type(x) is int and 1 <= x <= 4},
+            "curse": {"p": seat, "c": lambda x: type(x) is int and x in C.CURSES,
+                      "stage": lambda x: x in ("respond", "redirect"), "by": lambda x: x is None or seat(x)},
+            "star": {"p": seat, "v": seat, "a": seat, "why": lambda x: x in STAR_REASONS},
+            "necro": {"p": seat},
+            "take": {"p": seat, "v": seat},
+        }
+        for i, f in enumerate(stack):
+            kind = f.get("k")
+            if kind not in checks:
+                return [f"stack[{i}]: unknown pending effect {str(f)[:80]}"]
+            want = checks[kind]
+            if set(f) != {"k", *want} or not all(test(f[key]) for key, test in want.items()):
+                return [f"stack[{i}]: a {kind!r} effect needs exactly {sorted(want)} with valid values, got {str(f)[:80]}"]
+        cp = self.current_player
+        if cp is not None:
+            if not stack or stack[-1]["k"] in ("end", "draw"):
+                return ["stack: a player is to move but no decision is pending"]
+            if stack[-1]["p"] != cp:
+                return [f"stack: the pending decision is player {stack[-1]['p']}'s, not current_player {cp}'s"]
+        return []
+
     def invariants(self) -> list[str]:
         # map/zip over whole rows (C speed): the shared kit calls this after every step
         g = self.game
@@ -828,30 +927,32 @@ class CabulaState(State):
         for hand in self.hands:
             total = list(map(add, total, hand))
             if min(hand) < 0 or any(hand[c] for c in C.CURSES):
-                problems.append(f"bad hand (negative or holding a curse): {hand}")
+                problems.append(f"hands: negative or holding a curse: {hand}")
         for d in self.display:
             total[STAR] += d[0]
             total[DOUBLE] += d[1]
             if min(d) < 0:
-                problems.append(f"negative display {d}")
+                problems.append(f"display: negative {d}")
         if total != g.composition:
-            problems.append(f"cards not conserved: {total} != {g.composition}")
+            c = next(c for c in range(NUM_TYPES) if total[c] != g.composition[c])
+            problems.append(f"hands, deck, discard, display: cards not conserved: {PLURAL[c]} counted "
+                            f"{total[c]} times across them, the game has {g.composition[c]}")
         n = self.num_players
         if len(self.known) != n * n:
-            problems.append(f"knowledge table of size {len(self.known)}, not {n * n}")
+            problems.append(f"known: table of size {len(self.known)}, not {n * n}")
         for i, kn in enumerate(self.known):
             if kn is None:
                 continue
             v, p = divmod(i, n)
             if v == p:
-                problems.append(f"player {v} 'knows' cards in their own hand")
+                problems.append(f"known[{i}]: player {v} 'knows' cards in their own hand")
             elif not any(kn) or any(map(gt, kn, self.hands[p])):
-                problems.append(f"player {v} 'knows' cards player {p} does not hold (or an empty row)")
+                problems.append(f"known[{i}]: player {v} 'knows' cards player {p} does not hold (or an empty row)")
         for v in range(n):
             if any(map(gt, self.deck_floor[v], deck)):
-                problems.append(f"player {v}'s deck floor exceeds the deck")
+                problems.append(f"deck_floor[{v}]: exceeds the deck")
             if self.deck_cap_known and any(map(lt, self.deck_cap[v], deck)):
-                problems.append(f"player {v}'s deck cap is below the deck")
+                problems.append(f"deck_cap[{v}]: below the deck")
         if self.current_player is None and not self._over():
             problems.append("no one to move but the game is not over")
         if self.current_player is not None and not self.stack:
