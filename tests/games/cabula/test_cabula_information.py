@@ -132,3 +132,41 @@ def test_resampled_worlds_replay_long_six_player_games_for_every_seat():
             s.apply(r.choice(s.legal_actions()))
         for p in range(6):
             assert_world_replays(s, p, s.resample_hidden(p, rng))
+
+
+def test_clone_copies_the_knowledge_rows():
+    s = rig(3, hands=[{"crystal_ball": 2}, {"star": 1, "dragon": 2}, {}])
+    act(s, "play 2 crystal balls")
+    act(s, "target the player 1 seat clockwise")  # player 0 now knows player 1's hand
+    before = s.to_json()
+    c = s.clone()
+    assert c.known_cards(0, 1) == s.known_cards(0, 1) and any(c.known_cards(0, 1))
+    c.known[0 * 3 + 1][ID["dragon"]] = 0
+    c.deck_floor[0][2] += 5
+    c.deck_cap[1][0] += 5
+    c.hands[1][ID["star"]] += 1
+    c.display[2][0] += 1
+    c.stack[-1]["v"] = 2
+    assert s.to_json() == before  # the original is untouched
+
+
+def test_a_game_played_through_the_env_to_its_turn_cap_is_truncated_with_zero_rewards():
+    import kabenvs
+
+    env = kabenvs.make("cabula_v0", num_players=3, max_turns=6)
+    env.reset(seed=8)
+    finals = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            finals[agent] = (term, trunc, env._cumulative_rewards[agent], info)
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        env.step(0 if 0 in legal else legal[0])  # always pass: nobody wins before the cap
+    state = env.unwrapped.state
+    assert state.truncated and state.turn_count == 6 and state.winners() == []
+    assert sorted(finals) == ["player_0", "player_1", "player_2"]
+    for term, trunc, total, info in finals.values():
+        assert trunc and not term and total == 0.0
+        assert info["truncated"] is True and "truncated_by" not in info  # the game's cap, not max_steps
