@@ -61,6 +61,9 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
     returned by a cauldron, cards a player took from me) and on the deck (curses; after a
     reshuffle the reshuffled pile) plus, after a reshuffle, an upper bound on the deck. These are
     kept as counts of what the seat knows for sure and updated on every public or private event.
+    The last attack (card, count, attacker, victim; a curse turned with two wands counts) and who
+    turned a pending curse are public and in the observation. The card taken with two crystal
+    balls reads as hidden to every seat but the taker and the victim.
 15. Rewards: the winner +1, every other player -1; truncation 0 for all.
 """
 
