@@ -81,6 +81,11 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
         idx += (o["last_attack_card"] + la[0], o["last_attack_count"] + la[1] - 1,
                 o["last_attacker"] + (la[2] - me) % n, o["last_victim"] + (la[3] - me) % n)
         val += (1.0, 1.0, 1.0, 1.0)
+    lp = state.last_play
+    if lp is not None:
+        idx += (o["last_play_card"] + (lp[1] if lp[1] >= 0 else T), o["last_play_count"] + lp[2] - 1,
+                o["last_player"] + (lp[0] - me) % n)
+        val += (1.0, 1.0, 1.0)
     pending = 0
     for f in state.stack:
         k = f["k"]

@@ -61,7 +61,8 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
     returned by a cauldron, cards a player took from me) and on the deck (curses; after a
     reshuffle the reshuffled pile) plus, after a reshuffle, an upper bound on the deck. These are
     kept as counts of what the seat knows for sure and updated on every public or private event.
-    The last attack (card, count, attacker, victim; a curse turned with two wands counts) and who
+    The last main decision (who, pass or which card and how many), the last attack (card, count,
+    attacker, victim; a curse turned with two wands counts) and who
     turned a pending curse are public and in the observation. The card taken with two crystal
     balls reads as hidden to every seat but the taker and the victim.
 15. Rewards: the winner +1, every other player -1; truncation 0 for all.
@@ -244,6 +245,9 @@ class CabulaGame(Game):
         lay.add("last_attack_count", 4, "one-hot: how many cards that attack played (2 for a turned curse)")
         lay.add("last_attacker", n, "one-hot, seat-relative: who made the last attack")
         lay.add("last_victim", n, "one-hot, seat-relative: whom the last attack targeted")
+        lay.add("last_play_card", T + 1, "one-hot: the last main decision: the card played (last entry: pass)")
+        lay.add("last_play_count", 4, "one-hot: how many cards it played (1-4)")
+        lay.add("last_player", n, "one-hot, seat-relative: who made the last main decision")
         lay.add("pending_draws", 1, "cards still to draw in pending multi-card draws / 6")
         lay.add("necromancy", n, "seat-relative: players with a Necromancy in progress")
         lay.add("turns", 1, "turns played / max_turns")
@@ -295,6 +299,9 @@ class CabulaState(State):
         s.turn_count = 0
         s.winner = None
         s.last_attack = None  # [card, count, attacker, victim] of the last attack (public)
+        # [player, card (-1: pass), count] of the last main decision (public). Without it a play
+        # whose card went straight back into a rebuilt deck could look like a pass afterwards.
+        s.last_play = None
         # Outcomes for the next chance events, used before the generator (see _next_chance):
         # empty in a dealt game; a resampled world's start holds its past (resample.py).
         s.chance = []
@@ -692,8 +699,10 @@ class CabulaState(State):
         f = stack[-1]
         if kind == "pass":
             stack.pop()
+            self.last_play = [p, -1, 1]
         elif kind == "play":
             stack.pop()
+            self.last_play = [p, move[0], move[1]]
             self._play(p, move[0], move[1])
         elif kind == "target":
             t = (p + move[0]) % self.num_players
@@ -875,6 +884,12 @@ class CabulaState(State):
             and type(la[1]) is int and 1 <= la[1] <= 4 and self._seat(la[2]) and self._seat(la[3])
         ):
             bad(f"last_attack: must be null or [card type, count 1-4, attacker seat, victim seat], got {la!r}")
+        lp = self.last_play
+        if lp is not None and not (
+            isinstance(lp, list) and len(lp) == 3 and self._seat(lp[0]) and type(lp[1]) is int
+            and -1 <= lp[1] < NUM_TYPES and type(lp[2]) is int and 1 <= lp[2] <= 4
+        ):
+            bad(f"last_play: must be null or [seat, card type or -1 for a pass, count 1-4], got {lp!r}")
         if not isinstance(self.chance, list) or not all(
             (type(x) is int and 0 <= x < NUM_TYPES)
             or (isinstance(x, list) and all(type(c) is int and 0 <= c < NUM_TYPES for c in x))
@@ -977,6 +992,7 @@ class CabulaState(State):
         new.turn_count = self.turn_count
         new.winner = self.winner
         new.last_attack = self.last_attack
+        new.last_play = self.last_play
         new.chance = self.chance[:]  # entries are never mutated, only popped
         new._reset_caches()
         return new

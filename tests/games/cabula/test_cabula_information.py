@@ -170,3 +170,18 @@ def test_a_game_played_through_the_env_to_its_turn_cap_is_truncated_with_zero_re
     for term, trunc, total, info in finals.values():
         assert trunc and not term and total == 0.0
         assert info["truncated"] is True and "truncated_by" not in info  # the game's cap, not max_steps
+
+
+def test_a_play_whose_card_is_reshuffled_at_once_is_not_mistaken_for_a_pass():
+    """The deck's last card is drawn by a single monster: the pile (with the monster) becomes the
+    deck at once. The table can then look as after a pass; the last main decision tells them apart."""
+    base = rig(2, hands=[{"minotaur": 1}, {}], top=["minotaur"])
+    obs = []
+    for move in ("pass", "play minotaur"):
+        w = base.clone()
+        act(w, move)
+        obs.append(w.observation(1))
+        parts = w.game.layout.split(w.observation(1))
+        assert parts["last_player"][1] == 1  # player 0, seen from player 1
+        assert parts["last_play_card"][14 if move == "pass" else ID["minotaur"]] == 1
+    assert not np.array_equal(*obs)

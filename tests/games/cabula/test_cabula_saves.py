@@ -53,6 +53,7 @@ TAMPERINGS = {  # name -> (tampering of the saved fields, text the refusal must 
     "a knowledge row of the wrong type": (_set(["known", 1], "all"), "known[1]"),
     "a floor row too short": (_set(["deck_floor", 1], [0] * 5), "deck_floor[1]"),
     "a bad last attack": (_set(["last_attack"], [5, 9, 0, 1]), "last_attack"),
+    "a bad last play": (_set(["last_play"], [0, 20, 1]), "last_play"),
     "a bad chance script": (_set(["chance"], ["a star"]), "chance"),
     "an unknown pending effect": (_set(["stack"], lambda st: st + [{"k": "fly"}]), "stack"),
     "a pending effect with a seat out of range": (_set(["stack", -1, "p"], 9), "stack"),
