@@ -245,7 +245,8 @@ class CabulaGame(Game):
         lay.add("last_attack_count", 4, "one-hot: how many cards that attack played (2 for a turned curse)")
         lay.add("last_attacker", n, "one-hot, seat-relative: who made the last attack")
         lay.add("last_victim", n, "one-hot, seat-relative: whom the last attack targeted")
-        lay.add("last_play_card", T + 1, "one-hot: the last main decision: the card played (last entry: pass)")
+        lay.add("last_play_card", T + 1,
+                "one-hot: the last main decision: the card played (last entry: pass)")
         lay.add("last_play_count", 4, "one-hot: how many cards it played (1-4)")
         lay.add("last_player", n, "one-hot, seat-relative: who made the last main decision")
         lay.add("pending_draws", 1, "cards still to draw in pending multi-card draws / 6")
@@ -777,7 +778,8 @@ class CabulaState(State):
         for p in range(self.num_players):
             if p != player:
                 kn = self.known_cards(player, p)
-                zones[f"hand of player {p}"] = [c for c, k in enumerate(self.hands[p]) for _ in range(k - kn[c])]
+                held = self.hands[p]
+                zones[f"hand of player {p}"] = [c for c in range(NUM_TYPES) for _ in range(held[c] - kn[c])]
         deck = [0] * NUM_TYPES
         for c in self.deck:
             deck[c] += 1
@@ -854,7 +856,8 @@ class CabulaState(State):
             for p, hand in enumerate(self.hands):
                 if isinstance(hand, list) and len(hand) == NUM_TYPES and any(hand[c] for c in C.CURSES):
                     bad(f"hands[{p}]: a hand never holds a curse")
-        if not (isinstance(self.deck, list) and all(type(c) is int and 0 <= c < NUM_TYPES for c in self.deck)):
+        deck = self.deck
+        if not (isinstance(deck, list) and all(type(c) is int and 0 <= c < NUM_TYPES for c in deck)):
             bad(f"deck: must be a list of card types 0..{NUM_TYPES - 1}")
         counts("discard", self.discard)
         per_player("display", self.display, 2)
@@ -883,7 +886,8 @@ class CabulaState(State):
             isinstance(la, list) and len(la) == 4 and type(la[0]) is int and 0 <= la[0] < NUM_TYPES
             and type(la[1]) is int and 1 <= la[1] <= 4 and self._seat(la[2]) and self._seat(la[3])
         ):
-            bad(f"last_attack: must be null or [card type, count 1-4, attacker seat, victim seat], got {la!r}")
+            bad(f"last_attack: must be null or [card type, count 1-4, attacker seat, victim seat], "
+                f"got {la!r}")
         lp = self.last_play
         if lp is not None and not (
             isinstance(lp, list) and len(lp) == 3 and self._seat(lp[0]) and type(lp[1]) is int
@@ -925,13 +929,15 @@ class CabulaState(State):
                 return [f"stack[{i}]: unknown pending effect {str(f)[:80]}"]
             want = checks[kind]
             if set(f) != {"k", *want} or not all(test(f[key]) for key, test in want.items()):
-                return [f"stack[{i}]: a {kind!r} effect needs exactly {sorted(want)} with valid values, got {str(f)[:80]}"]
+                return [f"stack[{i}]: a {kind!r} effect needs exactly {sorted(want)} with valid values, "
+                        f"got {str(f)[:80]}"]
         cp = self.current_player
         if cp is not None:
             if not stack or stack[-1]["k"] in ("end", "draw"):
                 return ["stack: a player is to move but no decision is pending"]
             if stack[-1]["p"] != cp:
-                return [f"stack: the pending decision is player {stack[-1]['p']}'s, not current_player {cp}'s"]
+                owner = stack[-1]["p"]
+                return [f"stack: the pending decision is player {owner}'s, not current_player {cp}'s"]
         return []
 
     def invariants(self) -> list[str]:
@@ -965,7 +971,8 @@ class CabulaState(State):
             if v == p:
                 problems.append(f"known[{i}]: player {v} 'knows' cards in their own hand")
             elif not any(kn) or any(map(gt, kn, self.hands[p])):
-                problems.append(f"known[{i}]: player {v} 'knows' cards player {p} does not hold (or an empty row)")
+                problems.append(f"known[{i}]: player {v} 'knows' cards player {p} does not hold "
+                                "(or an empty row)")
         for v in range(n):
             if any(map(gt, self.deck_floor[v], deck)):
                 problems.append(f"deck_floor[{v}]: exceeds the deck")
