@@ -3,7 +3,7 @@
 Both read the same things: the seat's own hand, the public table (displays, hand sizes, discard
 pile, deck size, the pending decision) and the seat's certain knowledge kept by the rules engine
 (``known_cards(me, other)``: cards it is sure another hand holds; ``deck_floor``/``deck_cap``: what it is
-sure the deck holds at least / at most). ``resample`` re-deals everything else.
+sure the deck holds at least / at most). ``resample_hidden`` lives in resample.py.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kabenvs.games.cabula.cards import HAND_TYPES, IS_CURSE, NUM_TYPES
+from kabenvs.games.cabula.cards import NUM_TYPES
 
 if TYPE_CHECKING:
     from kabenvs.games.cabula.rules import CabulaState
@@ -76,6 +76,16 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
         put_v(1.0)
     idx += (o["deck_size"], o["turn"] + (state.turn - me) % n, o["turns"])
     val += (len(state.deck) / g.total_cards, 1.0, state.turn_count / g.config.max_turns)
+    la = state.last_attack
+    if la is not None:
+        idx += (o["last_attack_card"] + la[0], o["last_attack_count"] + la[1] - 1,
+                o["last_attacker"] + (la[2] - me) % n, o["last_victim"] + (la[3] - me) % n)
+        val += (1.0, 1.0, 1.0, 1.0)
+    lp = state.last_play
+    if lp is not None:
+        idx += (o["last_play_card"] + (lp[1] if lp[1] >= 0 else T), o["last_play_count"] + lp[2] - 1,
+                o["last_player"] + (lp[0] - me) % n)
+        val += (1.0, 1.0, 1.0)
     pending = 0
     for f in state.stack:
         k = f["k"]
@@ -97,6 +107,9 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
             k = f["stage"]
             put_i(o["context_card"] + f["c"])
             put_v(1.0)
+            if f["by"] is not None:
+                put_i(o["curse_turned_by"] + (f["by"] - me) % n)
+                put_v(1.0)
         elif k == "target":
             idx += (o["context_card"] + f["card"], o["context_count"] + f["cnt"] - 1)
             val += (1.0, 1.0)
@@ -111,84 +124,3 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
     buf = np.zeros(g.layout.size, dtype=np.float32)
     buf[idx] = val
     return buf
-
-
-def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "CabulaState":
-    """A state ``me`` cannot tell from ``state``: other hands and the deck re-dealt.
-
-    Constraints kept (all of ``me``'s knowledge): hand sizes, no curse in any hand (so every unseen
-    curse is in the deck), the cards ``me`` knows each hand holds, the deck's certain floor and,
-    after a reshuffle, its cap. Floors are placed first; the deck's remaining cards are drawn from
-    the unseen cards its cap still allows; whatever is left fills the other hands.
-    """
-    g = state.game
-    n = state.num_players
-    new = state.clone()
-    unseen = g.composition[:]
-    for c in range(NUM_TYPES):
-        unseen[c] -= state.hands[me][c] + state.discard[c]
-    for d in state.display:
-        unseen[0] -= d[0]
-        unseen[1] -= d[1]
-    floor = state.deck_floor[me]
-    rest = unseen[:]
-    hands = [None] * n
-    for p in range(n):
-        if p == me:
-            continue
-        hands[p] = state.known_cards(me, p)
-        for c in range(NUM_TYPES):
-            rest[c] -= hands[p][c]
-    deck_counts = [0] * NUM_TYPES
-    for c in range(NUM_TYPES):
-        deck_counts[c] = rest[c] if IS_CURSE[c] else floor[c]
-        rest[c] -= deck_counts[c]
-    extra = len(state.deck) - sum(deck_counts)
-    eligible = []
-    for c in HAND_TYPES:
-        k = rest[c]
-        if state.deck_cap_known:
-            k = min(k, state.deck_cap[me][c] - floor[c])
-        eligible += [c] * k
-    assert extra <= len(eligible), "resample: the deck's constraints cannot be met"
-    picked = [eligible[i] for i in rng.permutation(len(eligible))[:extra]]
-    for c in picked:
-        deck_counts[c] += 1
-        rest[c] -= 1
-    leftover = [c for c in range(NUM_TYPES) for _ in range(rest[c])]
-    leftover = [leftover[i] for i in rng.permutation(len(leftover))]
-    for p in range(n):
-        if p == me:
-            continue
-        need = sum(state.hands[p]) - sum(hands[p])
-        for c in leftover[:need]:
-            hands[p][c] += 1
-        leftover = leftover[need:]
-        new.hands[p] = hands[p]
-    assert not leftover, "resample: unseen cards left over"
-    deck = [c for c in range(NUM_TYPES) for _ in range(deck_counts[c])]
-    new.deck = [deck[i] for i in rng.permutation(len(deck))]
-    # Other seats' knowledge is hidden from `me`; keep it true in the new world (clamped).
-    for i, kn in enumerate(new.known):
-        v, p = divmod(i, n)
-        if v == me or kn is None:
-            continue
-        hand = new.hands[p]
-        for c in range(NUM_TYPES):
-            if kn[c] > hand[c]:
-                kn[c] = hand[c]
-        if not any(kn):
-            new.known[i] = None
-    for v in range(n):
-        if v == me:
-            continue
-        fl = new.deck_floor[v]
-        cap = new.deck_cap[v]
-        for c in range(NUM_TYPES):
-            if fl[c] > deck_counts[c]:
-                fl[c] = deck_counts[c]
-            if state.deck_cap_known and cap[c] < deck_counts[c]:
-                cap[c] = deck_counts[c]
-    new.rng = np.random.default_rng(rng.integers(0, 2**63))
-    new._reset_caches()
-    return new

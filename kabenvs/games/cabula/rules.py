@@ -47,8 +47,11 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
     discards (its holder picks each card, one by one, face up); a hand under five draws one card at
     a time until it holds five, curses drawn meanwhile being resolved at once and not counting as
     hand cards. A curse drawn during a multi-card draw counts as one of its cards (Alicia).
-11. Empty deck: the discard pile is shuffled into a new deck. If both are empty the draw (and the
-    rest of that effect's draws) is lost. Necromancy also stops when no card that could join a
+11. Empty deck: "if at any point the deck runs out" the discard pile is shuffled into a new deck
+    at once: the moment the deck's last card is taken (the card just drawn, a curse too, is not in
+    the pile yet), or, if the pile was empty then, as soon as it holds a card again (checked before
+    every decision and every draw). If both are empty the draw (and the rest of that effect's
+    draws) is lost. Necromancy also stops when no card that could join a
     hand is left in the deck or the discard pile (otherwise curses could be reshuffled forever).
 12. Passing is always allowed. Curses drawn at the start of the turn do not end it.
 13. Limits: ``max_turns`` turns (default 500) end the game by truncation; as a safety net a game
@@ -58,6 +61,10 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
     returned by a cauldron, cards a player took from me) and on the deck (curses; after a
     reshuffle the reshuffled pile) plus, after a reshuffle, an upper bound on the deck. These are
     kept as counts of what the seat knows for sure and updated on every public or private event.
+    The last main decision (who, pass or which card and how many), the last attack (card, count,
+    attacker, victim; a curse turned with two wands counts) and who
+    turned a pending curse are public and in the observation. The card taken with two crystal
+    balls reads as hidden to every seat but the taker and the victim.
 15. Rewards: the winner +1, every other player -1; truncation 0 for all.
 """
 
@@ -74,7 +81,8 @@ from kabenvs.core.config import GameConfig
 from kabenvs.core.game import Game, State, as_generator
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.cabula import cards as C
-from kabenvs.games.cabula.encoding import encode, resample
+from kabenvs.games.cabula.encoding import encode
+from kabenvs.games.cabula.resample import resample
 from kabenvs.games.cabula.cards import (
     BALL, BOOK, CAULDRON, DOUBLE, HAND_SIZE, HAND_TYPES, IS_CURSE, MONSTERS, NECRO, NUM_TYPES,
     PARCHMENT, PLURAL, SINGULAR, STAR, WAND, WIN_STARS, WITCH,
@@ -229,6 +237,18 @@ class CabulaGame(Game):
         lay.add("star_reason", len(STAR_REASONS), "one-hot star decision: " + ", ".join(STAR_REASONS))
         lay.add("context_player", n,
                 "one-hot, seat-relative: the victim whose star or card is chosen (star, take)")
+        lay.add("curse_turned_by", n,
+                "one-hot, seat-relative: who turned the pending curse on its victim with two wands "
+                "(wand/redirect decisions; all zero for a curse drawn from the deck)")
+        lay.add("last_attack_card", T, "one-hot: the card of the last attack (a set played at a victim, "
+                "or a curse turned with two wands)")
+        lay.add("last_attack_count", 4, "one-hot: how many cards that attack played (2 for a turned curse)")
+        lay.add("last_attacker", n, "one-hot, seat-relative: who made the last attack")
+        lay.add("last_victim", n, "one-hot, seat-relative: whom the last attack targeted")
+        lay.add("last_play_card", T + 1,
+                "one-hot: the last main decision: the card played (last entry: pass)")
+        lay.add("last_play_count", 4, "one-hot: how many cards it played (1-4)")
+        lay.add("last_player", n, "one-hot, seat-relative: who made the last main decision")
         lay.add("pending_draws", 1, "cards still to draw in pending multi-card draws / 6")
         lay.add("necromancy", n, "seat-relative: players with a Necromancy in progress")
         lay.add("turns", 1, "turns played / max_turns")
@@ -279,9 +299,31 @@ class CabulaState(State):
         s.turn = int(rng.integers(n))
         s.turn_count = 0
         s.winner = None
+        s.last_attack = None  # [card, count, attacker, victim] of the last attack (public)
+        # [player, card (-1: pass), count] of the last main decision (public). Without it a play
+        # whose card went straight back into a rebuilt deck could look like a pass afterwards.
+        s.last_play = None
+        # Outcomes for the next chance events, used before the generator (see _next_chance):
+        # empty in a dealt game; a resampled world's start holds its past (resample.py).
+        s.chance = []
         s._start_turn(s.turn)
         s._advance()
         return s
+
+    # -- caches and chance ---------------------------------------------------------------------------
+    def _reset_caches(self) -> None:
+        super()._reset_caches()
+        # When a list, every card movement is appended to it (resample.py reads the true game's
+        # movements this way); None in play, so the hot path pays one attribute test.
+        self._log: list | None = None
+
+    def _next_chance(self, kind: type):
+        """The scripted outcome of the next chance event if the script holds one of ``kind``
+        (list: a rebuilt deck; int: the card a single crystal ball takes), else None."""
+        chance = self.chance
+        if chance and type(chance[0]) is kind:
+            return chance.pop(0)
+        return None
 
     # -- small helpers ------------------------------------------------------------------------------
     def total(self, p: int) -> int:
@@ -301,6 +343,8 @@ class CabulaState(State):
         self.hands[p][c] -= k
         self.discard[c] += k
         self._forget_public(p, c, k)
+        if self._log is not None:
+            self._log.append(("out", p, c, k))
 
     def known_cards(self, v: int, p: int) -> list[int]:
         """The cards ``v`` is sure ``p``'s hand holds, per type (a copy)."""
@@ -339,8 +383,11 @@ class CabulaState(State):
             if not any(kn):
                 known[i] = None
 
-    def _move_hidden_card(self, victim: int, taker: int, c: int) -> None:
-        """A crystal ball moved one card ``c`` from ``victim``'s hand to ``taker``'s."""
+    def _move_hidden_card(self, victim: int, taker: int, c: int, chosen: bool) -> None:
+        """A crystal ball moved one card ``c`` from ``victim``'s hand to ``taker``'s (``chosen``:
+        picked after two balls; else drawn at random with one)."""
+        if self._log is not None:
+            self._log.append(("move", victim, taker, c, chosen))
         self.hands[victim][c] -= 1
         self.hands[taker][c] += 1
         self._forget_hidden(victim, (victim, taker))
@@ -360,6 +407,8 @@ class CabulaState(State):
                 return None
             self._reshuffle()
         c = deck.pop()
+        if self._log is not None:
+            self._log.append(("draw", p, c))
         floors = self.deck_floor
         caps = self.deck_cap if self.deck_cap_known else None
         if IS_CURSE[c]:  # shown to everyone
@@ -379,11 +428,19 @@ class CabulaState(State):
                     for t in HAND_TYPES:
                         if f[t]:
                             f[t] -= 1
+        if not deck and any(self.discard):  # note 11: the deck ran out; rebuilt at once
+            self._reshuffle()
         return c
 
     def _reshuffle(self) -> None:
         pile = [c for c, k in enumerate(self.discard) for _ in range(k)]
-        self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile))]
+        scripted = self._next_chance(list)
+        if scripted is not None and sorted(scripted) == pile:
+            self.deck[:] = scripted
+        else:  # a script that does not fit (a tampered save) is ignored: the replay check sees it
+            self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile))]
+        if self._log is not None:
+            self._log.append(("shuffle", self.deck[:]))
         for v in range(self.num_players):
             self.deck_floor[v] = self.discard[:]
             self.deck_cap[v] = self.discard[:]
@@ -412,7 +469,16 @@ class CabulaState(State):
         return self.winner is not None or self.truncated
 
     def _advance(self) -> None:
-        """Run automatic effects until someone must decide (or the game ends)."""
+        """Run automatic effects until someone must decide (or the game ends).
+
+        Note 11: the deck is rebuilt "at any point" it runs out. ``_draw`` rebuilds it the moment
+        its last card is taken; if the discard pile was empty then, it is rebuilt as soon as the
+        pile holds a card again, which this check makes so before anyone decides."""
+        self._run_effects()
+        if not self.deck and self.current_player is not None and any(self.discard):
+            self._reshuffle()
+
+    def _run_effects(self) -> None:
         n = self.num_players
         while True:
             if self._over():
@@ -436,7 +502,7 @@ class CabulaState(State):
                 f["n"] -= 1
                 if IS_CURSE[c]:
                     self.discard[c] += 1
-                    stack.append({"k": "curse", "p": p, "c": c, "stage": "respond"})
+                    stack.append({"k": "curse", "p": p, "c": c, "stage": "respond", "by": None})
                 else:
                     self.hands[p][c] += 1
             elif k == "end":
@@ -447,6 +513,7 @@ class CabulaState(State):
             elif k == "target":
                 if n == 2:
                     stack.pop()
+                    self.last_attack = [f["card"], f["cnt"], f["p"], 1 - f["p"]]
                     self._targeted_effect(f["p"], f["card"], f["cnt"], 1 - f["p"])
                     continue
                 self.current_player = f["p"]
@@ -456,8 +523,7 @@ class CabulaState(State):
                 # Always asked, wand or not (note 9): skipping the question would tell everyone
                 # that the victim holds no wand.
                 if f["stage"] == "redirect" and n == 2:
-                    f["p"] = 1 - p
-                    f["stage"] = "respond"
+                    self._turn_curse(f, p, 1 - p)
                     continue
                 self.current_player = p
                 return
@@ -484,7 +550,7 @@ class CabulaState(State):
                         stack.pop()
                     elif IS_CURSE[c]:
                         self.discard[c] += 1
-                        stack.append({"k": "curse", "p": p, "c": c, "stage": "respond"})
+                        stack.append({"k": "curse", "p": p, "c": c, "stage": "respond", "by": None})
                     else:
                         hand[c] += 1
             elif k == "take":
@@ -495,6 +561,14 @@ class CabulaState(State):
                 return
             else:  # pragma: no cover - a corrupted stack
                 raise RuntimeError(f"unknown pending effect {f!r}")
+
+    def _turn_curse(self, f: dict, by: int, t: int) -> None:
+        """Two wands: the curse of frame ``f`` now hits ``t``, who may answer in turn. Who turned
+        it on whom is public (note 14): kept in the frame and as the last attack."""
+        f["p"] = t
+        f["by"] = by
+        f["stage"] = "respond"
+        self.last_attack = [f["c"], 2, by, t]
 
     def _curse_hits(self, p: int, c: int) -> None:
         """The curse ``c`` takes effect on ``p`` (no wand was used)."""
@@ -513,6 +587,8 @@ class CabulaState(State):
         if card == STAR or card == DOUBLE:
             hand[card] -= 1
             self._forget_public(p, card, 1)
+            if self._log is not None:
+                self._log.append(("out", p, card, 1))
             self.display[p][0 if card == STAR else 1] += 1
             if card == STAR and self.total(p) >= WIN_STARS:
                 self._win(p)
@@ -532,16 +608,20 @@ class CabulaState(State):
             if cnt == 2:
                 # the attacker looks at the whole hand
                 self.known[a * self.num_players + v] = hand[:] if any(hand) else None
+                if self._log is not None:
+                    self._log.append(("look", a, v))
                 stack.append({"k": "take", "p": a, "v": v})
                 return
             size = sum(hand)
             if size:
-                r = int(self.rng.integers(size))
-                for c in HAND_TYPES:
-                    r -= hand[c]
-                    if r < 0:
-                        self._move_hidden_card(v, a, c)
-                        break
+                c = self._next_chance(int)
+                if c is None or not 0 <= c < NUM_TYPES or not hand[c]:
+                    r = int(self.rng.integers(size))
+                    for c in HAND_TYPES:
+                        r -= hand[c]
+                        if r < 0:
+                            break
+                self._move_hidden_card(v, a, c, False)
         elif card == CAULDRON:
             if cnt == 1:
                 stack.append({"k": "star", "why": "cauldron", "p": v, "v": v, "a": a})
@@ -562,6 +642,8 @@ class CabulaState(State):
         if not k:
             return
         self.hands[v][card] += k
+        if self._log is not None:
+            self._log.append(("in", v, card, k))
         for w in range(self.num_players):
             if w != v:
                 self._known_row(w, v)[card] += k  # returned in plain view
@@ -618,16 +700,18 @@ class CabulaState(State):
         f = stack[-1]
         if kind == "pass":
             stack.pop()
+            self.last_play = [p, -1, 1]
         elif kind == "play":
             stack.pop()
+            self.last_play = [p, move[0], move[1]]
             self._play(p, move[0], move[1])
         elif kind == "target":
             t = (p + move[0]) % self.num_players
             if f["k"] == "curse":  # two wands: the curse now hits t, who may answer in turn
-                f["p"] = t
-                f["stage"] = "respond"
+                self._turn_curse(f, p, t)
             else:
                 stack.pop()
+                self.last_attack = [f["card"], f["cnt"], p, t]
                 self._targeted_effect(p, f["card"], f["cnt"], t)
         elif kind == "wand":
             w = move[0]
@@ -647,7 +731,7 @@ class CabulaState(State):
             self._discard_from_hand(p, move[0])
         else:  # take
             stack.pop()
-            self._move_hidden_card(f["v"], p, move[0])
+            self._move_hidden_card(f["v"], p, move[0], True)
         if self.winner is None:
             self._advance()
         else:
@@ -656,6 +740,15 @@ class CabulaState(State):
             self.truncated = True  # note 13: safety net
             self.current_player = None
             self.stack.clear()
+
+    def action_name_for(self, action: int, seat: int | None) -> str:
+        # Only one move is ever hidden: the card a taker picks after two crystal balls. The taker
+        # and the victim see it; every other seat only sees that a card changed hands.
+        if seat is None or seat == self.current_player or self.game.kind_of[action] != "take":
+            return self.game.catalog.name(action)
+        if seat == self.stack[-1]["v"]:
+            return self.game.catalog.name(action)
+        return "take a card (hidden)"
 
     def winners(self) -> list[int]:
         return [] if self.winner is None else [self.winner]
@@ -677,6 +770,22 @@ class CabulaState(State):
 
     def resample_hidden(self, player: int, rng=None) -> "CabulaState":
         return resample(self, player, as_generator(rng))
+
+    def hidden_zones(self, player: int) -> dict[str, list]:
+        """Cards ``player`` cannot place: each other hand less the cards it knows are there, and
+        the deck less the cards it knows are in it (its order is hidden from everyone)."""
+        zones = {}
+        for p in range(self.num_players):
+            if p != player:
+                kn = self.known_cards(player, p)
+                held = self.hands[p]
+                zones[f"hand of player {p}"] = [c for c in range(NUM_TYPES) for _ in range(held[c] - kn[c])]
+        deck = [0] * NUM_TYPES
+        for c in self.deck:
+            deck[c] += 1
+        floor = self.deck_floor[player]
+        zones["deck"] = [c for c in range(NUM_TYPES) for _ in range(deck[c] - floor[c])]
+        return zones
 
     def decision(self) -> str:
         if self.current_player is None:
@@ -722,6 +831,115 @@ class CabulaState(State):
                      + (", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.discard) if k) or "empty"))
         return "\n".join(lines)
 
+    def check_fields(self) -> list[str]:
+        """Types and ranges of every field of a (possibly tampered) save, each problem naming the
+        field; ``invariants`` then checks what must hold between them (conservation)."""
+        n = self.num_players
+        problems: list[str] = []
+        bad = problems.append
+
+        def counts(name: str, v, length: int = NUM_TYPES) -> bool:
+            if not (isinstance(v, list) and len(v) == length and all(type(k) is int and k >= 0 for k in v)):
+                bad(f"{name}: must be a list of {length} whole counts >= 0, got {str(v)[:80]}")
+                return False
+            return True
+
+        def per_player(name: str, v, length: int = NUM_TYPES) -> None:
+            if not isinstance(v, list) or len(v) != n:
+                bad(f"{name}: must hold one entry per player ({n}), got {str(v)[:80]}")
+                return
+            for p, row in enumerate(v):
+                counts(f"{name}[{p}]", row, length)
+
+        per_player("hands", self.hands)
+        if isinstance(self.hands, list) and len(self.hands) == n:
+            for p, hand in enumerate(self.hands):
+                if isinstance(hand, list) and len(hand) == NUM_TYPES and any(hand[c] for c in C.CURSES):
+                    bad(f"hands[{p}]: a hand never holds a curse")
+        deck = self.deck
+        if not (isinstance(deck, list) and all(type(c) is int and 0 <= c < NUM_TYPES for c in deck)):
+            bad(f"deck: must be a list of card types 0..{NUM_TYPES - 1}")
+        counts("discard", self.discard)
+        per_player("display", self.display, 2)
+        kn = self.known
+        if not isinstance(kn, list) or len(kn) != n * n:
+            bad(f"known: must hold {n * n} entries (one per pair of players), got {str(kn)[:80]}")
+        else:
+            for i, row in enumerate(kn):
+                if row is not None:
+                    counts(f"known[{i}]", row)
+        per_player("deck_floor", self.deck_floor)
+        per_player("deck_cap", self.deck_cap)
+        if not isinstance(self.deck_cap_known, bool):
+            bad(f"deck_cap_known: {self.deck_cap_known!r} must be true or false")
+        if not self._seat(self.turn):
+            bad(f"turn: {self.turn!r} is not a seat of a {n}-player game")
+        tc = self.turn_count
+        if type(tc) is not int or not 0 <= tc <= self.game.config.max_turns:
+            bad(f"turn_count: {tc!r} must be a whole number 0..{self.game.config.max_turns} (max_turns)")
+        if self.winner is not None and not self._seat(self.winner):
+            bad(f"winner: {self.winner!r} is not a seat (or null)")
+        elif self.winner is not None and self.current_player is not None:
+            bad("winner: set while a player is still to move")
+        la = self.last_attack
+        if la is not None and not (
+            isinstance(la, list) and len(la) == 4 and type(la[0]) is int and 0 <= la[0] < NUM_TYPES
+            and type(la[1]) is int and 1 <= la[1] <= 4 and self._seat(la[2]) and self._seat(la[3])
+        ):
+            bad(f"last_attack: must be null or [card type, count 1-4, attacker seat, victim seat], "
+                f"got {la!r}")
+        lp = self.last_play
+        if lp is not None and not (
+            isinstance(lp, list) and len(lp) == 3 and self._seat(lp[0]) and type(lp[1]) is int
+            and -1 <= lp[1] < NUM_TYPES and type(lp[2]) is int and 1 <= lp[2] <= 4
+        ):
+            bad(f"last_play: must be null or [seat, card type or -1 for a pass, count 1-4], got {lp!r}")
+        if not isinstance(self.chance, list) or not all(
+            (type(x) is int and 0 <= x < NUM_TYPES)
+            or (isinstance(x, list) and all(type(c) is int and 0 <= c < NUM_TYPES for c in x))
+            for x in self.chance
+        ):
+            bad("chance: must be a list of card types or lists of card types (scripted chance outcomes)")
+        problems += self._check_stack()
+        return problems
+
+    def _seat(self, x) -> bool:
+        return type(x) is int and 0 <= x < self.num_players
+
+    def _check_stack(self) -> list[str]:
+        stack = self.stack
+        if not isinstance(stack, list) or not all(isinstance(f, dict) for f in stack):
+            return ["stack: must be a list of pending effects (mappings)"]
+        seat = self._seat
+        checks = {  # key -> test of its value, per kind of pending effect
+            "end": {},
+            "main": {"p": seat},
+            "draw": {"p": seat, "n": lambda x: type(x) is int and 0 <= x <= 6},
+            "target": {"p": seat, "card": lambda x: type(x) is int and x in C.MONSTERS + C.TARGETED_SPELLS,
+                       "cnt": lambda x: type(x) is int and 1 <= x <= 4},
+            "curse": {"p": seat, "c": lambda x: type(x) is int and x in C.CURSES,
+                      "stage": lambda x: x in ("respond", "redirect"), "by": lambda x: x is None or seat(x)},
+            "star": {"p": seat, "v": seat, "a": seat, "why": lambda x: x in STAR_REASONS},
+            "necro": {"p": seat},
+            "take": {"p": seat, "v": seat},
+        }
+        for i, f in enumerate(stack):
+            kind = f.get("k")
+            if kind not in checks:
+                return [f"stack[{i}]: unknown pending effect {str(f)[:80]}"]
+            want = checks[kind]
+            if set(f) != {"k", *want} or not all(test(f[key]) for key, test in want.items()):
+                return [f"stack[{i}]: a {kind!r} effect needs exactly {sorted(want)} with valid values, "
+                        f"got {str(f)[:80]}"]
+        cp = self.current_player
+        if cp is not None:
+            if not stack or stack[-1]["k"] in ("end", "draw"):
+                return ["stack: a player is to move but no decision is pending"]
+            if stack[-1]["p"] != cp:
+                owner = stack[-1]["p"]
+                return [f"stack: the pending decision is player {owner}'s, not current_player {cp}'s"]
+        return []
+
     def invariants(self) -> list[str]:
         # map/zip over whole rows (C speed): the shared kit calls this after every step
         g = self.game
@@ -733,30 +951,33 @@ class CabulaState(State):
         for hand in self.hands:
             total = list(map(add, total, hand))
             if min(hand) < 0 or any(hand[c] for c in C.CURSES):
-                problems.append(f"bad hand (negative or holding a curse): {hand}")
+                problems.append(f"hands: negative or holding a curse: {hand}")
         for d in self.display:
             total[STAR] += d[0]
             total[DOUBLE] += d[1]
             if min(d) < 0:
-                problems.append(f"negative display {d}")
+                problems.append(f"display: negative {d}")
         if total != g.composition:
-            problems.append(f"cards not conserved: {total} != {g.composition}")
+            c = next(c for c in range(NUM_TYPES) if total[c] != g.composition[c])
+            problems.append(f"hands, deck, discard, display: cards not conserved: {PLURAL[c]} counted "
+                            f"{total[c]} times across them, the game has {g.composition[c]}")
         n = self.num_players
         if len(self.known) != n * n:
-            problems.append(f"knowledge table of size {len(self.known)}, not {n * n}")
+            problems.append(f"known: table of size {len(self.known)}, not {n * n}")
         for i, kn in enumerate(self.known):
             if kn is None:
                 continue
             v, p = divmod(i, n)
             if v == p:
-                problems.append(f"player {v} 'knows' cards in their own hand")
+                problems.append(f"known[{i}]: player {v} 'knows' cards in their own hand")
             elif not any(kn) or any(map(gt, kn, self.hands[p])):
-                problems.append(f"player {v} 'knows' cards player {p} does not hold (or an empty row)")
+                problems.append(f"known[{i}]: player {v} 'knows' cards player {p} does not hold "
+                                "(or an empty row)")
         for v in range(n):
             if any(map(gt, self.deck_floor[v], deck)):
-                problems.append(f"player {v}'s deck floor exceeds the deck")
+                problems.append(f"deck_floor[{v}]: exceeds the deck")
             if self.deck_cap_known and any(map(lt, self.deck_cap[v], deck)):
-                problems.append(f"player {v}'s deck cap is below the deck")
+                problems.append(f"deck_cap[{v}]: below the deck")
         if self.current_player is None and not self._over():
             problems.append("no one to move but the game is not over")
         if self.current_player is not None and not self.stack:
@@ -777,6 +998,9 @@ class CabulaState(State):
         new.turn = self.turn
         new.turn_count = self.turn_count
         new.winner = self.winner
+        new.last_attack = self.last_attack
+        new.last_play = self.last_play
+        new.chance = self.chance[:]  # entries are never mutated, only popped
         new._reset_caches()
         return new
 

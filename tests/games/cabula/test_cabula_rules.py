@@ -363,16 +363,17 @@ NO_CURSES = {"thieving_witch": 0, "necromancy": 0, "skull": 0}
 
 
 def test_reshuffle_builds_the_deck_from_the_discard_pile():
-    s = rig(2, hands=[{"parchment": 1}, {"star": 2}], deck_rest=False, **NO_CURSES)
-    assert s.deck == []
+    s = rig(2, hands=[{"parchment": 1}, {"star": 2}], top=["kraken"], deck_rest=False, **NO_CURSES)
+    assert s.deck == [ID["kraken"]] and not s.deck_cap_known
     pile = s.discard[:]
     pile[ID["parchment"]] += 1  # the parchment is discarded before the draws
-    act(s, "play +2 parchment")
+    act(s, "play +2 parchment")  # the kraken empties the deck: rebuilt at once, then one more draw
     assert s.deck_cap_known and sum(s.hands[0]) == 2 and s.discard == [0] * 14
-    assert len(s.deck) == sum(pile) - 3  # two parchment draws, then player 1's turn draw
+    assert len(s.deck) == sum(pile) - 2  # the second parchment draw, then player 1's turn draw
     # everyone knows what the rebuilt deck held (not its order) and each their own draws
     drawn1 = [s.hands[1][c] - (2 if c == STAR else 0) for c in range(14)]
-    assert [pile[c] - s.deck_cap[0][c] for c in range(14)] == s.hands[0]
+    drawn0 = [s.hands[0][c] - (1 if c == ID["kraken"] else 0) for c in range(14)]
+    assert [pile[c] - s.deck_cap[0][c] for c in range(14)] == drawn0
     assert [pile[c] - s.deck_cap[1][c] for c in range(14)] == drawn1
     obs = s.game.layout.split(s.observation(1))
     assert obs["deck_cap_known"][0] == 1.0
@@ -387,13 +388,24 @@ def test_reshuffle_with_curses_in_the_pile_fires_them_when_drawn():
     assert sum(s.deck_floor[1][c] for c in CURSES) + sum(s.discard[c] for c in CURSES) == 12
 
 
+def empty_both_piles(s):
+    """Every card not in player 0's hand into player 1's: nothing left to draw."""
+    for c in s.deck:
+        s.hands[1][c] += 1
+    for c in range(14):
+        s.hands[1][c] += s.discard[c]
+        s.discard[c] = 0
+    s.deck = []
+    s.deck_floor = [[0] * 14 for _ in s.deck_floor]
+    s.deck_cap = [[0] * 14 for _ in s.deck_cap]
+    s.deck_cap_known = False
+    s.touch()
+
+
 def test_both_piles_empty_the_draw_is_lost():
     """Only possible without curses (a curse is always in the deck or the discard pile)."""
     s = rig(2, hands=[{"parchment": 2}, {}], deck_rest=False, **NO_CURSES)
-    for c in range(14):  # every other card into player 1's hand: nothing left to draw
-        s.hands[1][c] += s.discard[c]
-        s.discard[c] = 0
-    s.touch()
+    empty_both_piles(s)
     deck_rebuilt = s.deck_cap_known
     act(s, "play +2 parchment")
     # the played parchment was the whole discard pile: reshuffled and drawn; the second draw (and
@@ -528,3 +540,21 @@ def test_wand_window_out_of_turn_through_the_aec_env():
     after = env.unwrapped.state
     assert env.agent_selection == "player_0" and after.display[1] == [2, 0] and after.hands[1][WAND] == 0
     assert "play a card" in after.decision()
+
+
+def test_the_deck_is_rebuilt_the_moment_its_last_card_is_drawn():
+    """Decision 11, the rulebook's "at any point ... the deck runs out": not at the next draw."""
+    s = rig(2, hands=[{}, {}], top=["star"], deck_rest=False, draw_first=True, **NO_CURSES)
+    # player 0's turn draw took the deck's only card; the pile became the deck before they decide
+    assert s.current_player == 0 and s.stack[-1]["k"] == "main" and hand(s, 0) == {"star": 1}
+    assert s.deck_cap_known and s.discard == [0] * 14
+    assert len(s.deck) == sum(s.game.composition) - 1 and s.discard == [0] * 14
+    assert s.game.layout.split(s.observation(1))["deck_cap_known"][0] == 1.0
+
+
+def test_an_empty_deck_is_rebuilt_as_soon_as_the_pile_holds_a_card():
+    s = rig(2, hands=[{"dragon": 1}, {}], deck_rest=False, **NO_CURSES)
+    empty_both_piles(s)
+    assert s.deck == [] and not any(s.discard)
+    act(s, "play dragon")  # the dragon reaches the pile, which becomes the deck, and is drawn back
+    assert hand(s, 0) == {"dragon": 1} and s.deck_cap_known

@@ -1,0 +1,187 @@
+"""Cábula's information state: what each seat reads of a move, and what it remembers."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.games.cabula.cabula_helpers import ID, act, rig
+
+
+def names_for(state, name):
+    """``name`` (a legal move now) as each seat reads it, then the state after it."""
+    legal = {state.action_name(a): a for a in state.legal_actions()}
+    a = legal[name]
+    seen = [state.action_name_for(a, q) for q in range(state.num_players)]
+    return seen, state.action_name_for(a, None)
+
+
+def test_a_card_taken_with_two_crystal_balls_reads_hidden_to_the_uninvolved():
+    s = rig(3, hands=[{"crystal_ball": 2}, {"star": 1, "magic_wand": 1}, {}])
+    act(s, "play 2 crystal balls")
+    act(s, "target the player 1 seat clockwise")
+    seen, full = names_for(s, "take a magic wand")
+    assert full == "take a magic wand"
+    assert seen == ["take a magic wand", "take a magic wand", "take a card (hidden)"]
+    # the uninvolved seat cannot tell the two choices apart, and reads them the same
+    after = []
+    for name in ("take a magic wand", "take a star"):
+        w = s.clone()
+        act(w, name)
+        after.append(w.observation(2))
+    np.testing.assert_array_equal(*after)
+
+
+def test_an_attack_that_does_nothing_is_still_remembered_with_its_victim():
+    """A prank on a player without stars changes nothing on the table, but everyone saw whom it
+    targeted: the two histories give different observations to every seat."""
+    base = rig(3, hands=[{"cyclops": 2}, {}, {}])
+    act(base, "play 2 cyclopes")
+    obs = []
+    for target in ("target the player 1 seat clockwise", "target the player 2 seats clockwise"):
+        w = base.clone()
+        act(w, target)
+        obs.append([w.observation(q) for q in range(3)])
+        parts = w.game.layout.split(w.observation(0))
+        assert parts["last_attack_card"][ID["cyclops"]] == 1 and parts["last_attack_count"][1] == 1
+        assert parts["last_attacker"][0] == 1
+    for q in range(3):
+        assert not np.array_equal(obs[0][q], obs[1][q])
+
+
+def test_a_turned_curse_says_who_turned_it():
+    s = rig(3, hands=[{"magic_wand": 2}, {}, {"magic_wand": 1}], display=[(1, 0), (1, 0), (1, 0)],
+            top=["skull"], draw_first=True)
+    parts = s.game.layout.split(s.observation(0))
+    assert not parts["curse_turned_by"].any()  # drawn from the deck: nobody turned it
+    act(s, "cancel and turn the curse with 2 magic wands")
+    act(s, "target the player 2 seats clockwise")
+    assert s.current_player == 2
+    for q in range(3):
+        parts = s.game.layout.split(s.observation(q))
+        rel = (0 - q) % 3
+        assert parts["curse_turned_by"][rel] == 1 and parts["curse_turned_by"].sum() == 1
+        assert parts["last_attacker"][rel] == 1 and parts["last_victim"][(2 - q) % 3] == 1
+        assert parts["last_attack_card"][ID["skull"]] == 1
+
+
+def assert_world_replays(state, p, world):
+    """The kit's replay check for one rigged or played game (every past step, seat ``p``)."""
+    past = state.replay_start()
+    replay = world.replay_start()
+    assert replay.history == past.history
+    for a_true, a in zip(state.replay_actions(), world.replay_actions()):
+        assert replay.current_player == past.current_player
+        np.testing.assert_array_equal(replay.observation(p), past.observation(p))
+        assert replay.is_legal(a)
+        replay.apply(a)
+        past.apply(a_true)
+    np.testing.assert_array_equal(replay.observation(p), state.observation(p))
+    assert replay.to_json() != "" and replay._data().keys() == world._data().keys()
+    assert all(replay._data()[k] == world._data()[k] for k in world._data() if k != "start")
+    assert world.chance == [] and not world.invariants()
+
+
+def test_resampled_worlds_replay_a_two_ball_take_between_other_players():
+    s = rig(3, hands=[{}, {"crystal_ball": 2}, {"star": 1, "dragon": 2, "magic_wand": 1}], turn=1)
+    act(s, "play 2 crystal balls")
+    act(s, "target the player 1 seat clockwise")
+    act(s, "take a magic wand")
+    rng = np.random.default_rng(3)
+    taken = set()
+    for _ in range(30):
+        w = s.resample_hidden(0, rng)
+        assert_world_replays(s, 0, w)
+        taken.add(w.history[-1] if w.history[-1] != s.history[-1] else None)
+    assert len(taken) > 1  # the card player 1 chose is not the real one in every world
+    for p in (1, 2):  # taker and victim saw the card: it is the same in all their worlds
+        w = s.resample_hidden(p, rng)
+        assert_world_replays(s, p, w)
+        assert w.action_name(w.history[-1]) == "take a magic wand"
+
+
+def test_resampled_worlds_do_not_copy_a_rebuilt_deck_order():
+    """After the deck is rebuilt from the pile (public contents, hidden order), a world draws its
+    own order: the real future is not in it."""
+    s = rig(2, hands=[{"parchment": 1}, {}], top=["kraken"], deck_rest=False)
+    act(s, "play +2 parchment")
+    while s.current_player == 0 and s.stack[-1]["k"] != "main":
+        act(s, sorted(a for a in (s.action_name(x) for x in s.legal_actions()))[0])
+    assert s.deck_cap_known
+    rng = np.random.default_rng(5)
+    orders = set()
+    for _ in range(10):
+        w = s.resample_hidden(0, rng)
+        assert_world_replays(s, 0, w)
+        orders.add(tuple(w.deck))
+    assert len(orders) > 1
+    unseen = [s.deck.count(c) + s.hands[1][c] for c in range(14)]
+    assert [w.deck.count(c) + w.hands[1][c] for c in range(14)] == unseen
+
+
+def test_resampled_worlds_replay_long_six_player_games_for_every_seat():
+    import random
+
+    from kabenvs.games.cabula import CabulaGame
+
+    game = CabulaGame(num_players=6, max_turns=300)
+    rng = np.random.default_rng(11)
+    for seed in range(3):
+        s = game.new_state(seed)
+        r = random.Random(seed)
+        while s.current_player is not None:
+            s.apply(r.choice(s.legal_actions()))
+        for p in range(6):
+            assert_world_replays(s, p, s.resample_hidden(p, rng))
+
+
+def test_clone_copies_the_knowledge_rows():
+    s = rig(3, hands=[{"crystal_ball": 2}, {"star": 1, "dragon": 2}, {}])
+    act(s, "play 2 crystal balls")
+    act(s, "target the player 1 seat clockwise")  # player 0 now knows player 1's hand
+    before = s.to_json()
+    c = s.clone()
+    assert c.known_cards(0, 1) == s.known_cards(0, 1) and any(c.known_cards(0, 1))
+    c.known[0 * 3 + 1][ID["dragon"]] = 0
+    c.deck_floor[0][2] += 5
+    c.deck_cap[1][0] += 5
+    c.hands[1][ID["star"]] += 1
+    c.display[2][0] += 1
+    c.stack[-1]["v"] = 2
+    assert s.to_json() == before  # the original is untouched
+
+
+def test_a_game_played_through_the_env_to_its_turn_cap_is_truncated_with_zero_rewards():
+    import kabenvs
+
+    env = kabenvs.make("cabula_v0", num_players=3, max_turns=6)
+    env.reset(seed=8)
+    finals = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            finals[agent] = (term, trunc, env._cumulative_rewards[agent], info)
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"]).tolist()
+        env.step(0 if 0 in legal else legal[0])  # always pass: nobody wins before the cap
+    state = env.unwrapped.state
+    assert state.truncated and state.turn_count == 6 and state.winners() == []
+    assert sorted(finals) == ["player_0", "player_1", "player_2"]
+    for term, trunc, total, info in finals.values():
+        assert trunc and not term and total == 0.0
+        assert info["truncated"] is True and "truncated_by" not in info  # the game's cap, not max_steps
+
+
+def test_a_play_whose_card_is_reshuffled_at_once_is_not_mistaken_for_a_pass():
+    """The deck's last card is drawn by a single monster: the pile (with the monster) becomes the
+    deck at once. The table can then look as after a pass; the last main decision tells them apart."""
+    base = rig(2, hands=[{"minotaur": 1}, {}], top=["minotaur"])
+    obs = []
+    for move in ("pass", "play minotaur"):
+        w = base.clone()
+        act(w, move)
+        obs.append(w.observation(1))
+        parts = w.game.layout.split(w.observation(1))
+        assert parts["last_player"][1] == 1  # player 0, seen from player 1
+        assert parts["last_play_card"][14 if move == "pass" else ID["minotaur"]] == 1
+    assert not np.array_equal(*obs)

@@ -1,0 +1,86 @@
+"""Cábula saves are untrusted input: every tampered field is refused with a ConfigError naming it."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from kabenvs.core.errors import ConfigError
+from kabenvs.core.game import State
+from kabenvs.games.cabula import CabulaGame
+from kabenvs.games.cabula.cards import DRAGON, STAR
+
+
+def mid_game_save(n: int = 3) -> dict:
+    """A position some way into a random game, with cards in every zone and a decision pending."""
+    game = CabulaGame(num_players=n)
+    s = game.new_state(4)
+    r = random.Random(4)
+    for _ in range(40):
+        s.apply(r.choice(s.legal_actions()))
+    assert s.current_player is not None and s.stack
+    return json.loads(s.to_json())
+
+
+def _set(path, value):
+    def tamper(st):
+        *head, last = path
+        for key in head:
+            st = st[key]
+        st[last] = value(st[last]) if callable(value) else value
+    return tamper
+
+
+def _delete(key):
+    return lambda st: st.pop(key)
+
+
+TAMPERINGS = {  # name -> (tampering of the saved fields, text the refusal must name)
+    "a duplicated card in a hand": (_set(["hands", 1, DRAGON], lambda k: k + 1), "hands"),
+    "ten extra cards in a hand": (_set(["hands", 2, STAR], lambda k: k + 10), "hands"),
+    "a card missing from the deck": (_set(["deck"], lambda d: d[:-1]), "deck"),
+    "a card type that does not exist": (_set(["deck", 0], 99), "deck"),
+    "a negative count": (_set(["discard", 3], -1), "discard"),
+    "a negative display": (_set(["display", 0, 0], -2), "display[0]"),
+    "a curse in a hand": (_set(["hands", 0, 2], 1), "hands[0]"),
+    "an out-of-range turn seat": (_set(["turn"], 7), "turn"),
+    "an out-of-range winner": (_set(["winner"], -1), "winner"),
+    "a turn count past max_turns": (_set(["turn_count"], 10_000), "turn_count"),
+    "a count of the wrong type": (_set(["hands", 0, 0], 1.5), "hands[0]"),
+    "a flag of the wrong type": (_set(["deck_cap_known"], "yes"), "deck_cap_known"),
+    "a knowledge row of the wrong type": (_set(["known", 1], "all"), "known[1]"),
+    "a floor row too short": (_set(["deck_floor", 1], [0] * 5), "deck_floor[1]"),
+    "a bad last attack": (_set(["last_attack"], [5, 9, 0, 1]), "last_attack"),
+    "a bad last play": (_set(["last_play"], [0, 20, 1]), "last_play"),
+    "a bad chance script": (_set(["chance"], ["a star"]), "chance"),
+    "an unknown pending effect": (_set(["stack"], lambda st: st + [{"k": "fly"}]), "stack"),
+    "a pending effect with a seat out of range": (_set(["stack", -1, "p"], 9), "stack"),
+    "a decision that is not current_player's": (_set(["current_player"], lambda p: (p + 1) % 3), "stack"),
+    "a missing field": (_delete("last_attack"), "last_attack"),
+    "an extra field": (_set(["bonus"], 1), "bonus"),
+    "truncated mid-game": (_set(["truncated"], True), "truncated"),
+    "a display for another player count": (_set(["display"], lambda d: d[:2]), "display"),
+    "hands for another player count": (_set(["hands"], lambda h: h + [[0] * 14]), "hands"),
+    "a knowledge table for another player count": (_set(["known"], lambda k: k[:4]), "known"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TAMPERINGS))
+def test_a_tampered_save_is_refused_naming_the_field(name):
+    tamper, field = TAMPERINGS[name]
+    data = mid_game_save()
+    tamper(data["state"])
+    with pytest.raises(ConfigError) as err:
+        State.from_json(data)
+    assert field in str(err.value), str(err.value)
+
+
+def test_an_untouched_save_loads_and_a_tampered_start_is_refused():
+    data = mid_game_save()
+    state = State.from_json(data)
+    assert state.to_json() == json.dumps(data, sort_keys=True, separators=(",", ":"))
+    data["state"]["start"]["state"]["hands"][0][DRAGON] += 1
+    with pytest.raises(ConfigError, match="hands"):
+        State.from_json(data)
