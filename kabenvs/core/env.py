@@ -82,6 +82,11 @@ class GameEnv(AECEnv):
         else:
             self.agent_selection = self.possible_agents[self.state.current_player]
 
+    def last(self, observe: bool = True):
+        if self.state is None:
+            raise RuntimeError("call reset() before last()")
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self.state
         if state is None:

@@ -91,3 +91,57 @@ def test_human_render_prints(capsys):
     env.reset(seed=0)
     env.render()
     assert "Kabaleo" in capsys.readouterr().out
+
+
+def test_last_and_observe_before_reset_are_clear_errors():
+    env = kabenvs.make("cabula_v0")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.last()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.observe("player_0")
+
+
+@pytest.mark.parametrize("flag", [True, False, np.bool_(True), np.bool_(False)])
+def test_booleans_are_not_actions(flag):
+    """True == 1 in Python, but a bool is no action id: refused like any non-action."""
+    for env_id in kabenvs.ENV_IDS:
+        env = kabenvs.make(env_id)
+        env.reset(seed=0)
+        state = env.unwrapped.state
+        before = state.to_json()
+        with pytest.raises(IllegalActionError, match="legal choices"):
+            env.step(flag)
+        with pytest.raises(IllegalActionError):
+            state.apply(flag)
+        assert state.to_json() == before
+
+
+def test_to_dict_is_a_copy():
+    for env_id in kabenvs.ENV_IDS:
+        env = kabenvs.make(env_id)
+        env.reset(seed=0)
+        state = env.unwrapped.state
+        before = state.to_json()
+        d = state.to_dict()
+        d["state"]["history"].append(0)
+        d["state"]["current_player"] = -1
+        for value in d["state"].values():
+            if isinstance(value, list) and value and isinstance(value[0], list):
+                value[0].append(99)
+        d["rng"]["state"]["state"] = 0
+        assert state.to_json() == before, f"{env_id}: editing to_dict() changed the game"
+
+
+def test_each_agent_reads_the_move_as_its_seat_saw_it():
+    """Kabaal's secret pass: the passer reads the card, the others only that a card was passed."""
+    env = kabenvs.make("kabaal_v0", num_players=3)
+    env.reset(seed=4)
+    state = env.unwrapped.state
+    passer = state.current_player
+    action = state.legal_actions()[0]
+    full = state.action_name(action)
+    env.step(action)
+    assert env.infos[f"player_{passer}"]["last_action"] == full
+    for agent in env.agents:
+        if agent != f"player_{passer}":
+            assert env.infos[agent]["last_action"] != full and "hidden" in env.infos[agent]["last_action"]
