@@ -27,6 +27,7 @@ def test_the_table_prints_aec_raw_and_training_rows(capsys):
          "games_per_s": 100.0, "mean_game_length": 10.0},
         {"env": "kabaal_v0", "loop": "AEC", "config": {}, **bench.bench_aec(env, 0.05)},
         {"env": "kabaal_v0", "loop": "raw", "config": {}, **bench.bench_raw(env.game, 0.05)},
+        *bench.parts_rows(["kabaal_v0"], 0.05),
         # what training/throughput.py returns (steps_per_s, shares), not measured: no training here
         {"env": "pettingzoo connect_four_v3 (SB3 tutorial pattern)", "loop": "train", "steps_per_s": 500.0,
          "share_env": 0.5, "share_opponents": 0.0, "share_update": 0.4},
@@ -38,6 +39,13 @@ def test_the_table_prints_aec_raw_and_training_rows(capsys):
     lines = out.splitlines()
     train_line = next(line for line in lines if line.startswith("kabaal_v0") and "3.00" in line)
     assert "1,500" in train_line and "30%" in train_line
+    # the per-part costs: one row per player count (2 and 4), the parts adding up to the step
+    parts = [line.split() for line in lines if line.startswith("kabaal_v0") and len(line.split()) == 9]
+    assert [row[1] for row in parts] == ["2", "4"]
+    for row in parts:
+        step, rules, obs, mask, adapter = map(float, row[2:7])
+        assert rules > 0 and obs > 0 and mask > 0
+        assert abs(step - (rules + obs + mask + adapter)) < 0.2
     aec = next(line for line in lines if line.startswith("kabaal_v0") and " AEC " in line)
     assert aec.split()[4] != "nan"  # compared with tictactoe
     assert "x connect4" in out and "training throughput" in out
