@@ -50,6 +50,8 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("hand_groups", (n, MAX_GROUPS, nht + 2), "what I know is still in each hand after it gave cards away "
             "unseen (seat-relative): per group, its cards M by type / 3, at least r of them are there (/5), "
             "the hand's size before the first of those gifts (/10)")
+    lay.add("hand_capped", (n, len(CULTURES) + 1), "since each hand's last Alakazum showed them and no card went "
+            "in unseen: I account for every culture object of that culture (5) / every amulet (1) it holds")
     lay.add("team", (n, nch, 3), "one-hot level A/B/C of each character in each team (seat-relative)")
     lay.add("broom", (n, nch), "1 where the character in that team has a broom")
     lay.add("culture_points", (n, 5), "culture points of each team's characters per culture / 10")
@@ -136,6 +138,9 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
                     buf[base + ht[c]] += 1 / 3
                 buf[base + nht] = r_m / 5
                 buf[base + nht + 1] = n0 / 10
+            cap0 = o("hand_capped") + r * (len(CULTURES) + 1)
+            for u in state.capped[player][q]:
+                buf[cap0 + u] = 1
         energy = 0
         for c in state.teams[q]:
             k = ci[c]
@@ -359,6 +364,13 @@ def _counts(cards, key) -> dict[int, int]:
     return out
 
 
+def _category_count(cs, cards, u: int) -> int:
+    """Amulets (u = 5) or culture objects of culture u among ``cards``."""
+    if u == len(CULTURES):
+        return sum(1 for c in cards if cs.effect[c] == "amulet")
+    return sum(1 for c in cards if cs.effect[c] == "culture_object" and cs.cards[c].culture == u)
+
+
 def _overlap(have: dict[int, int], want: dict[int, int]) -> int:
     """How many of the multiset ``want`` the multiset ``have`` holds."""
     return sum(min(have.get(k, 0), m) for k, m in want.items())
@@ -383,6 +395,11 @@ def invariants(state: "AlakazumState") -> list[str]:
             for j, (cards, r, _) in enumerate(state.groups[o][p]):
                 if o == p or _overlap(rest, _counts(cards, cs.htype)) < r:
                     problems.append(f"groups[{o}][{p}][{j}]: player {p} holds fewer than {r} of the cards {cards}")
+            counted = kn + [c for g in state.groups[o][p] for c in g[0]]
+            for u in state.capped[o][p]:
+                if o == p or _category_count(cs, h, u) > _category_count(cs, counted, u):
+                    problems.append(f"capped[{o}][{p}]: player {p} holds more cards of category {u} than player {o} "
+                                    "accounts for")
     if not state.fm and not state.fm_order and state.fm_keep < 0:
         for o, (w, sure, some, r) in enumerate(state.forest_sets):
             top = _counts(state.forest[len(state.forest) - w:], cs.cls) if w <= len(state.forest) else {}

@@ -287,6 +287,10 @@ class AlakazumState(State):
         # unseen (rules note 15): [[cards M], r, n0] = at least r of M, next to known[o][h] and to
         # each other, lost from a hand of n0 cards; at most MAX_GROUPS per hand
         s.groups = [[[] for _ in range(n)] for _ in range(n)]
+        # capped[o][h]: since h's last Alakazum showed them, every culture object of these cultures
+        # (0-4) and every amulet (5) h holds is one o accounts for (known or in a group); a card
+        # going into h unseen by o ends it
+        s.capped = [[[] for _ in range(n)] for _ in range(n)]
         s.forest_known = [0] * n  # top cards of the forest deck each player knows (Forest Magic)
         # forest_sets[o] = [w, sure, some, r]: the top w cards of the deck hold the cards ``sure`` and
         # at least r of ``some`` (o's known top after another caster's Forest Magic; rules note 18)
@@ -425,6 +429,15 @@ class AlakazumState(State):
         for o in range(self.num_players):
             if o != p and (informed is None or o in informed):
                 self.known[o][p].append(card)
+        if informed is not None:
+            self._uncap(p, card)
+
+    def _uncap(self, p: int, card: int) -> None:
+        """``card`` went into ``p``'s hand: those who did not see it can no longer rule out that
+        ``p`` holds more amulets or objects than they account for."""
+        for o in range(self.num_players):
+            if o != p and card not in self.known[o][p]:
+                self.capped[o][p] = []
 
     def _hand_remove(self, p: int, card: int, informed: tuple[int, ...] | None) -> None:
         """A seat that sees the card go forgets one known card of its type (or, with none known,
@@ -507,6 +520,7 @@ class AlakazumState(State):
                     cs = self.game.cs
                     if cs.is_hand[card]:
                         self.hands[p].append(card)
+                        self._uncap(p, card)
                     else:
                         self.explore_left = 0  # a trap or a character stops the exploration
                         self._forest_event(p, card)
@@ -906,6 +920,7 @@ class AlakazumState(State):
         card = self._fm_take(move)
         if self.game.cs.is_hand[card]:
             self.hands[p].append(card)
+            self._uncap(p, card)
         else:
             self.fm_keep = card
         self._fm_continue(p)
@@ -1212,6 +1227,9 @@ class AlakazumState(State):
         shown = [c for c in self.hands[p] if cs.effect[c] == "amulet"
                  or (cs.effect[c] == "culture_object" and cs.cards[c].culture == cul)]
         self._reveal(p, shown)
+        for o in range(self.num_players):
+            if o != p:  # the Alakazum showed every amulet and every object of its culture
+                self.capped[o][p] = sorted({*self.capped[o][p], cul, len(CULTURES)})
         self._announce(p, {"a": "alakazum", "cul": cul, "pts": self._culture_points(p, cul)})
 
     def _on_final(self, p, pend, kind, move) -> None:
@@ -1329,6 +1347,7 @@ class AlakazumState(State):
         nd["pending"] = _copy_json(self.pending)
         nd["combat"] = _copy_json(self.combat)
         nd["plays"] = _copy_json(self.plays)
+        nd["capped"] = [[c[:] for c in row] for row in self.capped]
         nd["groups"] = [[[[g[0][:], g[1], g[2]] for g in gr] for gr in row] for row in self.groups]
         nd["forest_sets"] = [[f[0], f[1][:], f[2][:], f[3]] for f in self.forest_sets]
         new._reset_caches()

@@ -234,3 +234,29 @@ def test_a_cancelled_first_action_stays_marked_cancelled():
     do(s, "go to the market showing Combat potion +1", "pass")
     cancelled = block(s, 1, "announced")[:, -1]
     assert list(cancelled) == [0, 1, 0, 0]
+
+
+# ---------------------------------------------------------------- what an Alakazum showed a hand does not hold
+def cancelled_alakazum(culture: str):
+    t = Table(2)
+    t.arrange(teams={0: [("Vicentica", 2), ("Dolçainer", 2), ("Pilotari", 2), ("Montserrat", 2), ("Castanyera", 2)],
+                     1: [("Olentzero", 0)]},
+              hands={0: ["Multicolour amulet", "Magic hat 1"], 1: ["Voodoo doll"]},
+              forest_top=["Die potion +1", "Die potion +1"], dolls_boxed=False)
+    s = t.at_alakazum(0)
+    do(s, f"conjure an Alakazum with {culture}", "cancel with a voodoo doll")
+    assert s.turn_player == 1 and s.pending["k"] == "choose_action"  # player 1 explored a hand card
+    return t, s
+
+
+def test_an_alakazum_shows_the_hand_holds_no_other_amulet_nor_object_of_its_culture():
+    (t, a), (_, b) = cancelled_alakazum("VAL"), cancelled_alakazum("CAT")
+    # the next turn: both Alakazums are over, the same amulet is known; what was ruled out differs
+    assert names(t, a.known[1][0]) == names(t, b.known[1][0]) == ["Multicolour amulet"]
+    assert a.capped[1][0] == [0, 5] and b.capped[1][0] == [1, 5]
+    np.testing.assert_array_equal(without(a, 1, "hand_capped"), without(b, 1, "hand_capped"))
+    assert not np.array_equal(a.observation(1), b.observation(1))
+    replays_for_every_seat(a, tries=2)
+    # player 0 explores a card player 1 does not see: it may be an amulet or any object now
+    do(a, "pass", "pass")
+    assert a.turn_player == 0 and a.capped[1][0] == []
