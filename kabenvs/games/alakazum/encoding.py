@@ -86,6 +86,7 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
             "they resolve): one-hot play; its voodoo window is open; it was cancelled")
     lay.add("announced_detail", (MAX_PLAYS, len(SPELLS) + len(CULTURES) + nht + nch),
             "each play's spell, culture, card shown, target")
+    lay.add("cancelled_by", (MAX_PLAYS, n), "who cancelled each play with a voodoo doll (seat-relative)")
     lay.add("spell_paid", len(SPELLS), "one-hot: the spell being paid for (announced before the hats)")
     lay.add("hats_paid", nht, "hats paid for the spell so far, on the table until it resolves (types) / 3")
     lay.add("pending_misc", 6, "cards left to give /5, energy left to pay /4, Santa Claus roll /6, "
@@ -271,6 +272,8 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
                 buf[det + len(SPELLS) + len(CULTURES) + ht[ann["card"]]] = 1
             if "target" in ann:
                 buf[det + len(SPELLS) + len(CULTURES) + nht + ci[ann["target"]]] = 1
+            if "by" in ann:
+                buf[o("cancelled_by") + i * n + (ann["by"] - player) % n] = 1
         pm = o("pending_misc")
         if "left" in pend:
             if k in ("give_card", "give_recipient"):

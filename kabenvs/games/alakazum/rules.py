@@ -785,6 +785,7 @@ class AlakazumState(State):
                 self._hand_add(actor, c, None)
             self.staged = []
             self.plays[-1]["cancelled"] = True
+            self.plays[-1]["by"] = p
             return  # cancelled: the action is used up / the Alakazum turn ends
         rest = pend["rest"]
         if rest:

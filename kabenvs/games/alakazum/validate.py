@@ -225,7 +225,7 @@ def _check_pending(ch: _Checker) -> None:
         ch.fail("pending.options: Halloween's options are 0 (give) and/or 1 (lose a character)")
 
 
-PLAY_KEYS = {"a", "card", "cul", "target", "def", "s", "pts", "cancelled"}
+PLAY_KEYS = {"a", "card", "cul", "target", "def", "s", "pts", "cancelled", "by"}
 
 
 def _check_play(ch: _Checker, name: str, v: Any, with_cancelled: bool) -> bool:
@@ -242,7 +242,7 @@ def _check_play(ch: _Checker, name: str, v: Any, with_cancelled: bool) -> bool:
             ch.bool(f"{name}.cancelled", x)
         elif key == "target":
             ch.char(f"{name}.target", x)
-        elif key == "def":
+        elif key == "def" or key == "by":
             ch.seat(f"{name}.def", x)
         elif key != "a":
             PENDING_KEYS[key](ch, f"{name}.{key}", x)

@@ -234,6 +234,8 @@ def test_a_cancelled_first_action_stays_marked_cancelled():
     do(s, "go to the market showing Combat potion +1", "pass")
     cancelled = block(s, 1, "announced")[:, -1]
     assert list(cancelled) == [0, 1, 0, 0]
+    by = block(s, 0, "cancelled_by")  # seat-relative: player 1 is one seat to player 0's left
+    assert by[1].tolist() == [0, 1] and by.sum() == 1
 
 
 # ---------------------------------------------------------------- what an Alakazum showed a hand does not hold
