@@ -262,3 +262,27 @@ def test_an_alakazum_shows_the_hand_holds_no_other_amulet_nor_object_of_its_cult
     # player 0 explores a card player 1 does not see: it may be an amulet or any object now
     do(a, "pass", "pass")
     assert a.turn_player == 0 and a.capped[1][0] == []
+
+
+def test_both_traps_on_the_same_hand_make_two_groups_both_lowered_by_the_second_gift():
+    """The summarised case (docs): player 0 gives cards away unseen twice, knowing other cards each
+    time. Both groups stay; the second gift lowers both (sound: each still holds)."""
+    t = Table(3)
+    t.arrange(teams=TEAMS, hands={0: ["Combat potion +1", "Die potion +1"]},
+              market=["Traca", "Barretina", "Broom", "Magic hat 2"],
+              forest_top=["Die potion +2", "Die potion +2", "Black Friday's Discount", "Magic hat 1",
+                          "Magic hat 1", "Halloween's Trick or Treat"])
+    s = t.at_action(0)
+    do(s, "go to the market showing Combat potion +1", "pass")  # takes the Magic hat 2 and the Broom
+    others_turns(s)
+    do(s, "to the player 1 seat(s) to the left", "give Magic hat 2")  # Black Friday
+    assert [(names(t, m), r, n0) for m, r, n0 in s.groups[2][0]] == [(["Broom", "Magic hat 2"], 1, 3)]
+    do(s, "go to the market showing Die potion +1", "pass")  # takes the Combat potion +1 and the Barretina
+    others_turns(s)
+    do(s, "give half of the hand", "to the player 1 seat(s) to the left", "give Broom")
+    assert [(names(t, m), r, n0) for m, r, n0 in s.groups[2][0]] == [
+        (["Broom", "Magic hat 2"], 0, 3), (["Barretina", "Combat potion +1"], 1, 3)]
+    rows = block(s, 2, "hand_groups")[1]
+    assert rows[0].sum() > 0 and rows[1].sum() > 0
+    assert not s.invariants()
+    replays_for_every_seat(s, tries=2)
