@@ -47,11 +47,13 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("hand", nht, "my hand: cards of each hand-card type / 3")
     lay.add("hand_size", n, "hand sizes, seat-relative, / 10")
     lay.add("known_hands", (n, nht), "cards of each type I know each player holds (seat-relative; row 0 empty) / 3")
-    lay.add("hand_groups", (n, MAX_GROUPS, nht + 2), "what I know is still in each hand after it gave cards away "
-            "unseen (seat-relative): per group, its cards M by type / 3, at least r of them are there (/5), "
+    lay.add("hand_groups", (n, MAX_GROUPS, nht + 2),
+            "what I know is still in each hand after it gave cards away unseen (seat-relative): "
+            "per group, its cards M by type / 3, at least r of them are there (/5), "
             "the hand's size before the first of those gifts (/10)")
-    lay.add("hand_capped", (n, len(CULTURES) + 1), "since each hand's last Alakazum showed them and no card went "
-            "in unseen: I account for every culture object of that culture (5) / every amulet (1) it holds")
+    lay.add("hand_capped", (n, len(CULTURES) + 1),
+            "since each hand's last Alakazum showed them and no card went in unseen: I account for "
+            "every culture object of that culture (5) / every amulet (1) it holds")
     lay.add("team", (n, nch, 3), "one-hot level A/B/C of each character in each team (seat-relative)")
     lay.add("broom", (n, nch), "1 where the character in that team has a broom")
     lay.add("culture_points", (n, 5), "culture points of each team's characters per culture / 10")
@@ -65,8 +67,8 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("forest_known", (FOREST_KNOWN, ncls), "one-hot class of the forest deck's top cards I know (row 0 = top)")
     lay.add("forest_set", 2, "the deck top I knew, after another caster's Forest Magic took it: "
             "how many top cards hold it (/6), at least r of the 'some' cards are there (/5)")
-    lay.add("forest_set_cards", (2, ncls), "those top cards hold: the 'sure' cards, and r of the 'some' cards "
-            "(class counts)")
+    lay.add("forest_set_cards", (2, ncls),
+            "those top cards hold: the 'sure' cards, and r of the 'some' cards (class counts)")
     lay.add("forest_magic", ncls, "my Forest Magic cards still to place (class counts) while I cast it")
     lay.add("forest_magic_placed", (FOREST_KNOWN, ncls), "my Forest Magic cards put back so far, in order (row 0 = top)")
     lay.add("forest_magic_kept", ncls, "the character or trap I kept with Forest Magic, until it strikes")
@@ -82,8 +84,9 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("combat_table", (table_rows(game), nht + 2), "potions on the combat table, last played first: one-hot "
             "type, played by the defender, played on the die (a steal takes the rival's last potion)")
     lay.add("combat_die", 4, "roll, die potions, resistance to beat (/6), winner is attacker")
-    lay.add("announced", (MAX_PLAYS, len(ANNOUNCED) + 2), "the plays announced this turn, in order (kept after "
-            "they resolve): one-hot play; its voodoo window is open; it was cancelled")
+    lay.add("announced", (MAX_PLAYS, len(ANNOUNCED) + 2),
+            "the plays announced this turn, in order (kept after they resolve): one-hot play; "
+            "its voodoo window is open; it was cancelled")
     lay.add("announced_detail", (MAX_PLAYS, len(SPELLS) + len(CULTURES) + nht + nch),
             "each play's spell, culture, card shown, target")
     lay.add("cancelled_by", (MAX_PLAYS, n), "who cancelled each play with a voodoo doll (seat-relative)")
@@ -333,8 +336,10 @@ def render(state: "AlakazumState", player: int | None = None) -> str:
                      + ", ".join(cards[c].name for c in reversed(state.forest[len(state.forest) - fk:])))
     if player is not None and state.forest_sets[player][0]:
         w, sure, some, r = state.forest_sets[player]
-        lines.append(f"  the top {w} forest cards hold: {', '.join(sorted(cards[c].name for c in sure)) or '-'}"
-                     + (f"; at least {r} of: {', '.join(sorted(cards[c].name for c in some))}" if some else ""))
+        sure_names = ", ".join(sorted(cards[c].name for c in sure)) or "-"
+        some_names = ", ".join(sorted(cards[c].name for c in some))
+        lines.append(f"  the top {w} forest cards hold: {sure_names}"
+                     + (f"; at least {r} of: {some_names}" if some else ""))
     if state.display:
         lines.append("  display: " + ", ".join(cards[c].name for c in state.display))
     fin = []
@@ -397,12 +402,13 @@ def invariants(state: "AlakazumState") -> list[str]:
             rest = _counts([c for c in h if c not in kn], cs.htype)
             for j, (cards, r, _) in enumerate(state.groups[o][p]):
                 if o == p or _overlap(rest, _counts(cards, cs.htype)) < r:
-                    problems.append(f"groups[{o}][{p}][{j}]: player {p} holds fewer than {r} of the cards {cards}")
+                    problems.append(f"groups[{o}][{p}][{j}]: player {p} holds fewer than {r} "
+                                    f"of the cards {cards}")
             counted = kn + [c for g in state.groups[o][p] for c in g[0]]
             for u in state.capped[o][p]:
                 if o == p or _category_count(cs, h, u) > _category_count(cs, counted, u):
-                    problems.append(f"capped[{o}][{p}]: player {p} holds more cards of category {u} than player {o} "
-                                    "accounts for")
+                    problems.append(f"capped[{o}][{p}]: player {p} holds more cards of category {u} "
+                                    f"than player {o} accounts for")
     if not state.fm and not state.fm_order and state.fm_keep < 0:
         for o, (w, sure, some, r) in enumerate(state.forest_sets):
             top = _counts(state.forest[len(state.forest) - w:], cs.cls) if w <= len(state.forest) else {}
@@ -413,7 +419,8 @@ def invariants(state: "AlakazumState") -> list[str]:
             for k, m in need.items():
                 top[k] -= m
             if _overlap(top, _counts(some, cs.cls)) < r:
-                problems.append(f"forest_sets[{o}]: the top {w} cards of the deck hold fewer than {r} of {some}")
+                problems.append(f"forest_sets[{o}]: the top {w} cards of the deck hold fewer than {r} "
+                                f"of {some}")
     if state.stage != "setup":
         for p, t in enumerate(state.teams):
             if not t:

@@ -107,7 +107,8 @@ def check_fields(state: "AlakazumState") -> list[str]:
     ok &= ch.list_of("forest_known", s.forest_known, lambda k, v: ch.int_in(k, v, 0, 5), n)
     from kabenvs.games.alakazum.rules import MAX_PLAYS
 
-    ok &= ch.list_of("groups", s.groups, lambda k, v: ch.list_of(k, v, lambda k2, v2: _groups(ch, k2, v2), n), n)
+    ok &= ch.list_of("groups", s.groups,
+                     lambda k, v: ch.list_of(k, v, lambda k2, v2: _groups(ch, k2, v2), n), n)
     ok &= ch.list_of("capped", s.capped, lambda k, v: ch.list_of(k, v, lambda k2, v2: ch.list_of(
         k2, v2, lambda k3, v3: ch.int_in(k3, v3, 0, len(CULTURES))), n), n)
     ok &= ch.list_of("forest_sets", s.forest_sets, lambda k, v: _forest_set(ch, k, v), n)

@@ -132,7 +132,8 @@ def test_the_hand_size_before_a_gift_is_kept_a_draw_before_or_after_it_changes_t
         s = t.at_action(0)
         do(s, "go to the market showing Combat potion +1", "pass")
         others_turns(s)
-        do(s, "to the player 1 seat(s) to the left", "give Die potion +1" if draw_first else "give Magic hat 2")
+        given = "give Die potion +1" if draw_first else "give Magic hat 2"
+        do(s, "to the player 1 seat(s) to the left", given)
         return t, s
 
     (t, a), (_, b) = history(True), history(False)
@@ -218,16 +219,17 @@ def test_under_deja_vu_the_first_action_is_remembered_after_the_second():
     plays = block(a, 1, "announced")
     from kabenvs.games.alakazum.rules import ANNOUNCED
 
-    assert [ANNOUNCED[int(np.argmax(row[:len(ANNOUNCED)]))] for row in plays[:3]] == ["magic", "food", "market"]
+    kinds = [ANNOUNCED[int(np.argmax(row[:len(ANNOUNCED)]))] for row in plays[:3]]
+    assert kinds == ["magic", "food", "market"]
     assert plays[3].sum() == 0
     replays_for_every_seat(a, tries=2)
 
 
 def test_a_cancelled_first_action_stays_marked_cancelled():
     t = Table(2)
-    t.arrange(teams={0: [("Olentzero", 0)], 1: [("Moura", 0)]},
-              hands={0: ["Magic hat 3", "Magic hat 1", "Food VAL/CAT", "Combat potion +1"], 1: ["Voodoo doll"]},
-              dolls_boxed=False)
+    t.arrange(teams={0: [("Olentzero", 0)], 1: [("Moura", 0)]}, dolls_boxed=False,
+              hands={0: ["Magic hat 3", "Magic hat 1", "Food VAL/CAT", "Combat potion +1"],
+                     1: ["Voodoo doll"]})
     s = t.at_action(0)
     do(s, "cast Deja Vu", "pay with Magic hat 3", "pay with Magic hat 1", "pass")
     do(s, "give Food VAL/CAT to the VAL characters", "cancel with a voodoo doll")
@@ -238,11 +240,11 @@ def test_a_cancelled_first_action_stays_marked_cancelled():
     assert by[1].tolist() == [0, 1] and by.sum() == 1
 
 
-# ---------------------------------------------------------------- what an Alakazum showed a hand does not hold
+# ---------------------------------------------------------------- what an Alakazum showed
 def cancelled_alakazum(culture: str):
     t = Table(2)
-    t.arrange(teams={0: [("Vicentica", 2), ("Dolçainer", 2), ("Pilotari", 2), ("Montserrat", 2), ("Castanyera", 2)],
-                     1: [("Olentzero", 0)]},
+    val_and_cat = [("Vicentica", 2), ("Dolçainer", 2), ("Pilotari", 2), ("Montserrat", 2), ("Castanyera", 2)]
+    t.arrange(teams={0: val_and_cat, 1: [("Olentzero", 0)]},
               hands={0: ["Multicolour amulet", "Magic hat 1"], 1: ["Voodoo doll"]},
               forest_top=["Die potion +1", "Die potion +1"], dolls_boxed=False)
     s = t.at_alakazum(0)
