@@ -1,8 +1,10 @@
 """Alakazum!'s information state: observation vector, text, invariants (resampling: resample.py).
 
-Hidden from a seat: the other hands (except cards it saw go in, rules note 15), the forest deck's
-order and content (except the top cards it put back itself with Forest Magic), the final enemies
-it has not seen, and another caster's Forest Magic cards. Everything else is public.
+Hidden from a seat: the other hands (except cards it saw go in, and what it still knows of them
+after they gave cards away unseen: groups, rules note 15), the forest deck's order and content
+(except the top cards it put back itself with Forest Magic, in order, or as a set once another
+caster's Forest Magic took them, rules note 18), the final enemies it has not seen, and another
+caster's Forest Magic cards. Everything else is public.
 """
 
 from __future__ import annotations
