@@ -1,8 +1,10 @@
 """Alakazum!'s information state: observation vector, text, invariants (resampling: resample.py).
 
-Hidden from a seat: the other hands (except cards it saw go in, rules note 15), the forest deck's
-order and content (except the top cards it put back itself with Forest Magic), the final enemies
-it has not seen, and another caster's Forest Magic cards. Everything else is public.
+Hidden from a seat: the other hands (except cards it saw go in, and what it still knows of them
+after they gave cards away unseen: groups, rules note 15), the forest deck's order and content
+(except the top cards it put back itself with Forest Magic, in order, or as a set once another
+caster's Forest Magic took them, rules note 18), the final enemies it has not seen, and another
+caster's Forest Magic cards. Everything else is public.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ def market_rows(game: "AlakazumGame") -> int:
 
 
 def build_layout(game: "AlakazumGame") -> ObservationLayout:
-    from kabenvs.games.alakazum.rules import ANNOUNCED, DECISIONS, MAX_FINALS
+    from kabenvs.games.alakazum.rules import ANNOUNCED, DECISIONS, MAX_FINALS, MAX_GROUPS, MAX_PLAYS
 
     cs = game.cs
     n = game.config.num_players
@@ -47,6 +49,13 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("hand", nht, "my hand: cards of each hand-card type / 3")
     lay.add("hand_size", n, "hand sizes, seat-relative, / 10")
     lay.add("known_hands", (n, nht), "cards of each type I know each player holds (seat-relative; row 0 empty) / 3")
+    lay.add("hand_groups", (n, MAX_GROUPS, nht + 2),
+            "what I know is still in each hand after it gave cards away unseen (seat-relative): "
+            "per group, its cards M by type / 3, at least r of them are there (/5), "
+            "the hand's size before the first of those gifts (/10)")
+    lay.add("hand_capped", (n, len(CULTURES) + 1),
+            "since each hand's last Alakazum showed them and no card went in unseen: I account for "
+            "every culture object of that culture (5) / every amulet (1) it holds")
     lay.add("team", (n, nch, 3), "one-hot level A/B/C of each character in each team (seat-relative)")
     lay.add("broom", (n, nch), "1 where the character in that team has a broom")
     lay.add("culture_points", (n, 5), "culture points of each team's characters per culture / 10")
@@ -58,6 +67,10 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("market_count", nht, "market pile cards of each type / 4")
     lay.add("piles", 3, "market size / 20, forest deck size / 90, Forest Magic cards out / 6")
     lay.add("forest_known", (FOREST_KNOWN, ncls), "one-hot class of the forest deck's top cards I know (row 0 = top)")
+    lay.add("forest_set", 2, "the deck top I knew, after another caster's Forest Magic took it: "
+            "how many top cards hold it (/6), at least r of the 'some' cards are there (/5)")
+    lay.add("forest_set_cards", (2, ncls),
+            "those top cards hold: the 'sure' cards, and r of the 'some' cards (class counts)")
     lay.add("forest_magic", ncls, "my Forest Magic cards still to place (class counts) while I cast it")
     lay.add("forest_magic_placed", (FOREST_KNOWN, ncls), "my Forest Magic cards put back so far, in order (row 0 = top)")
     lay.add("forest_magic_kept", ncls, "the character or trap I kept with Forest Magic, until it strikes")
@@ -73,9 +86,12 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("combat_table", (table_rows(game), nht + 2), "potions on the combat table, last played first: one-hot "
             "type, played by the defender, played on the die (a steal takes the rival's last potion)")
     lay.add("combat_die", 4, "roll, die potions, resistance to beat (/6), winner is attacker")
-    lay.add("announced", len(ANNOUNCED) + 2, "one-hot: the play announced this turn (kept after it resolves); "
+    lay.add("announced", (MAX_PLAYS, len(ANNOUNCED) + 2),
+            "the plays announced this turn, in order (kept after they resolve): one-hot play; "
             "its voodoo window is open; it was cancelled")
-    lay.add("announced_detail", (len(SPELLS) + len(CULTURES) + nht + nch), "its spell, culture, card shown, target")
+    lay.add("announced_detail", (MAX_PLAYS, len(SPELLS) + len(CULTURES) + nht + nch),
+            "each play's spell, culture, card shown, target")
+    lay.add("cancelled_by", (MAX_PLAYS, n), "who cancelled each play with a voodoo doll (seat-relative)")
     lay.add("spell_paid", len(SPELLS), "one-hot: the spell being paid for (announced before the hats)")
     lay.add("hats_paid", nht, "hats paid for the spell so far, on the table until it resolves (types) / 3")
     lay.add("pending_misc", 6, "cards left to give /5, energy left to pay /4, Santa Claus roll /6, "
@@ -86,7 +102,7 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
 
 
 def encode(state: "AlakazumState", player: int) -> np.ndarray:
-    from kabenvs.games.alakazum.rules import ANNOUNCED, DECISION_INDEX
+    from kabenvs.games.alakazum.rules import ANNOUNCED, DECISION_INDEX, MAX_GROUPS
 
     g = state.game
     cs = g.cs
@@ -111,7 +127,8 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
     h0 = o("hand")
     for c in state.hands[player]:
         buf[h0 + ht[c]] += 1 / 3
-    hs0, kh0 = o("hand_size"), o("known_hands")
+    hs0, kh0, hg0 = o("hand_size"), o("known_hands"), o("hand_groups")
+    gw = nht + 2
     tm0, br0, cp0, en0 = o("team"), o("broom"), o("culture_points"), o("energy")
     cards = cs.cards
     for q in range(n):
@@ -121,6 +138,15 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
             base = kh0 + r * nht
             for c in state.known[player][q]:
                 buf[base + ht[c]] += 1 / 3
+            for j, (cards_m, r_m, n0) in enumerate(state.groups[player][q]):
+                base = hg0 + (r * MAX_GROUPS + j) * gw
+                for c in cards_m:
+                    buf[base + ht[c]] += 1 / 3
+                buf[base + nht] = r_m / 5
+                buf[base + nht + 1] = n0 / 10
+            cap0 = o("hand_capped") + r * (len(CULTURES) + 1)
+            for u in state.capped[player][q]:
+                buf[cap0 + u] = 1
         energy = 0
         for c in state.teams[q]:
             k = ci[c]
@@ -159,6 +185,16 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
         f0 = o("forest_known")
         for i in range(fk):
             buf[f0 + i * cs.num_classes + cs.cls[state.forest[-1 - i]]] = 1
+    fs = state.forest_sets[player]
+    if fs[0]:
+        f0 = o("forest_set")
+        buf[f0] = fs[0] / 6
+        buf[f0 + 1] = fs[3] / 5
+        f0 = o("forest_set_cards")
+        for c in fs[1]:
+            buf[f0 + cs.cls[c]] += 1
+        for c in fs[2]:
+            buf[f0 + cs.num_classes + cs.cls[c]] += 1
     if pend is not None and pend["p"] == player and state.fm:
         m0 = o("forest_magic")
         for c in state.fm:
@@ -225,21 +261,24 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
             buf[di + 3] = cb["win"] == 0
     if pend is not None:
         k = pend["k"]
-        ann = state.last_play
-        if ann is not None:
-            an0 = o("announced")
-            buf[an0 + ANNOUNCED.index(ann["a"])] = 1
-            buf[an0 + len(ANNOUNCED)] = k == "voodoo_window"
-            buf[an0 + len(ANNOUNCED) + 1] = ann["cancelled"]
-            a0 = o("announced_detail")
+        an0, a0 = o("announced"), o("announced_detail")
+        aw, dw = len(ANNOUNCED) + 2, len(SPELLS) + len(CULTURES) + nht + nch
+        last = len(state.plays) - 1
+        for i, ann in enumerate(state.plays):
+            row, det = an0 + i * aw, a0 + i * dw
+            buf[row + ANNOUNCED.index(ann["a"])] = 1
+            buf[row + len(ANNOUNCED)] = i == last and k == "voodoo_window"
+            buf[row + len(ANNOUNCED) + 1] = ann["cancelled"]
             if "s" in ann:
-                buf[a0 + ann["s"]] = 1
+                buf[det + ann["s"]] = 1
             if "cul" in ann:
-                buf[a0 + len(SPELLS) + ann["cul"]] = 1
+                buf[det + len(SPELLS) + ann["cul"]] = 1
             if "card" in ann:
-                buf[a0 + len(SPELLS) + len(CULTURES) + ht[ann["card"]]] = 1
+                buf[det + len(SPELLS) + len(CULTURES) + ht[ann["card"]]] = 1
             if "target" in ann:
-                buf[a0 + len(SPELLS) + len(CULTURES) + nht + ci[ann["target"]]] = 1
+                buf[det + len(SPELLS) + len(CULTURES) + nht + ci[ann["target"]]] = 1
+            if "by" in ann:
+                buf[o("cancelled_by") + i * n + (ann["by"] - player) % n] = 1
         pm = o("pending_misc")
         if "left" in pend:
             if k in ("give_card", "give_recipient"):
@@ -285,11 +324,24 @@ def render(state: "AlakazumState", player: int | None = None) -> str:
         else:
             known = [cards[c].name for c in state.known[player][q]]
             hand = f"{len(state.hands[q])} cards" + (f" (known: {', '.join(sorted(known))})" if known else "")
+            for cards_m, r, n0 in state.groups[player][q]:
+                names = ", ".join(sorted(cards[c].name for c in cards_m))
+                hand += f" (at least {r} of: {names}; gave cards away from {n0})"
         lines.append(f"  player {q}: team {team}; hand {hand}")
     market = ", ".join(cards[c].name for c in reversed(state.market)) or "-"
     lines.append(f"  market (top first): {market}")
     lines.append(f"  forest deck: {len(state.forest)} cards; graveyard: "
                  + (", ".join(cards[c].name for c in state.graveyard) or "-"))
+    if player is not None and state.forest_known[player]:
+        fk = state.forest_known[player]
+        lines.append("  forest top I know (top first): "
+                     + ", ".join(cards[c].name for c in reversed(state.forest[len(state.forest) - fk:])))
+    if player is not None and state.forest_sets[player][0]:
+        w, sure, some, r = state.forest_sets[player]
+        sure_names = ", ".join(sorted(cards[c].name for c in sure)) or "-"
+        some_names = ", ".join(sorted(cards[c].name for c in some))
+        lines.append(f"  the top {w} forest cards hold: {sure_names}"
+                     + (f"; at least {r} of: {some_names}" if some else ""))
     if state.display:
         lines.append("  display: " + ", ".join(cards[c].name for c in state.display))
     fin = []
@@ -315,6 +367,25 @@ def render(state: "AlakazumState", player: int | None = None) -> str:
     return "\n".join(lines)
 
 
+def _counts(cards, key) -> dict[int, int]:
+    out: dict[int, int] = {}
+    for c in cards:
+        out[key[c]] = out.get(key[c], 0) + 1
+    return out
+
+
+def _category_count(cs, cards, u: int) -> int:
+    """Amulets (u = 5) or culture objects of culture u among ``cards``."""
+    if u == len(CULTURES):
+        return sum(1 for c in cards if cs.effect[c] == "amulet")
+    return sum(1 for c in cards if cs.effect[c] == "culture_object" and cs.cards[c].culture == u)
+
+
+def _overlap(have: dict[int, int], want: dict[int, int]) -> int:
+    """How many of the multiset ``want`` the multiset ``have`` holds."""
+    return sum(min(have.get(k, 0), m) for k, m in want.items())
+
+
 def invariants(state: "AlakazumState") -> list[str]:
     """The rules' conditions between fields (after check_fields' types and ranges)."""
     from kabenvs.games.alakazum.validate import check_zones
@@ -330,6 +401,28 @@ def invariants(state: "AlakazumState") -> list[str]:
             kn = state.known[o][p]
             if kn and (o == p or len(set(kn)) != len(kn) or not held.issuperset(kn)):
                 problems.append(f"known[{o}][{p}]: player {o} 'knows' cards {kn} that player {p} does not hold")
+            rest = _counts([c for c in h if c not in kn], cs.htype)
+            for j, (cards, r, _) in enumerate(state.groups[o][p]):
+                if o == p or _overlap(rest, _counts(cards, cs.htype)) < r:
+                    problems.append(f"groups[{o}][{p}][{j}]: player {p} holds fewer than {r} "
+                                    f"of the cards {cards}")
+            counted = kn + [c for g in state.groups[o][p] for c in g[0]]
+            for u in state.capped[o][p]:
+                if o == p or _category_count(cs, h, u) > _category_count(cs, counted, u):
+                    problems.append(f"capped[{o}][{p}]: player {p} holds more cards of category {u} "
+                                    f"than player {o} accounts for")
+    if not state.fm and not state.fm_order and state.fm_keep < 0:
+        for o, (w, sure, some, r) in enumerate(state.forest_sets):
+            top = _counts(state.forest[len(state.forest) - w:], cs.cls) if w <= len(state.forest) else {}
+            need = _counts(sure, cs.cls)
+            if w > len(state.forest) or _overlap(top, need) < len(sure):
+                problems.append(f"forest_sets[{o}]: the top {w} cards of the deck do not hold {sure}")
+                continue
+            for k, m in need.items():
+                top[k] -= m
+            if _overlap(top, _counts(some, cs.cls)) < r:
+                problems.append(f"forest_sets[{o}]: the top {w} cards of the deck hold fewer than {r} "
+                                f"of {some}")
     if state.stage != "setup":
         for p, t in enumerate(state.teams):
             if not t:

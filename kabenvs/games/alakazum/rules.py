@@ -65,9 +65,12 @@ Rulebook points this engine had to interpret (each is in docs/games/alakazum.md 
     Ana-vs-Pep example (a 2 hypnotises a level-B Penitente) holds (COMPONENTS.md said 1/2/2).
 15. Players see which hand cards went into another hand publicly (market, thrifty draws, steals,
     revealed Alakazum objects, a cancelled card) and remember them until that hand loses a card of
-    that type in public (then one such card is forgotten) or gives a card away in secret (then
-    every card of that hand is forgotten by the players who did not see the gift). Knowledge is by
-    type: showing a card adds it only where fewer cards of its type were known (copies are identical).
+    that type in public (then one such card is forgotten). When the hand gives a card away in
+    secret, the players who did not see the gift still know all but one of those cards are there:
+    a *group* (the cards M, at least r of them still held, and the hand's size before the gift);
+    each further secret gift lowers r, a card of a type in M leaving in view (or shown) turns
+    (M, r) into (M - x, r - 1). Knowledge is by type: showing a card adds it only where fewer
+    cards of its type were known (copies are identical).
 16. Decisions whose mere existence would reveal a hidden hand are always asked (phase 2 and 3,
     combat and die potions, steal replies, voodoo windows), with ``pass`` the only legal action
     when nothing else is; decisions that depend only on public facts are skipped (the fighter of a
@@ -76,6 +79,11 @@ Rulebook points this engine had to interpret (each is in docs/games/alakazum.md 
 17. Sociable helpers in a fight between players: the attacker chooses its fighter and then its
     helper; the defender chooses its helper after seeing both (the rulebook gives no order; the
     attacker, who starts the fight, commits first, as it also bids first with potions).
+18. A player who put the deck top back with Forest Magic knows those cards in order. When another
+    player casts Forest Magic over them, the first knows they are among the six taken, then (less
+    the kept card: seen if it is a character or a trap, a hand card unseen) among the cards put
+    back on top, in no known order; each draw from that top takes one of them in view (a
+    character, a trap, my own draw) or unseen (a hand card into another hand).
 """
 
 from __future__ import annotations
@@ -137,6 +145,8 @@ FOREST_MAGIC_TAKE = 6
 ALAKAZUM_THRESHOLD = 8
 SANTA_EXPLODES_BELOW = 3
 DECISIONS_PER_TURN = 60  # the decision cap (rules note 6)
+MAX_GROUPS = 2  # groups per (seat, hand): the two traps that give cards away unseen (rules note 15)
+MAX_PLAYS = 4  # announced plays in one turn: Deja Vu, its two actions, an Alakazum
 
 
 @dataclasses.dataclass(frozen=True)
@@ -273,7 +283,18 @@ class AlakazumState(State):
         s.hands = [[] for _ in range(n)]
         s.teams = [[] for _ in range(n)]
         s.known = [[[] for _ in range(n)] for _ in range(n)]  # known[o][h]: cards o knows h holds
+        # groups[o][h]: what o knows h still holds of cards it once knew, after h gave cards away
+        # unseen (rules note 15): [[cards M], r, n0] = at least r of M, next to known[o][h] and to
+        # each other, lost from a hand of n0 cards; at most MAX_GROUPS per hand
+        s.groups = [[[] for _ in range(n)] for _ in range(n)]
+        # capped[o][h]: since h's last Alakazum showed them, every culture object of these cultures
+        # (0-4) and every amulet (5) h holds is one o accounts for (known or in a group); a card
+        # going into h unseen by o ends it
+        s.capped = [[[] for _ in range(n)] for _ in range(n)]
         s.forest_known = [0] * n  # top cards of the forest deck each player knows (Forest Magic)
+        # forest_sets[o] = [w, sure, some, r]: the top w cards of the deck hold the cards ``sure`` and
+        # at least r of ``some`` (o's known top after another caster's Forest Magic; rules note 18)
+        s.forest_sets = [[0, [], [], 0] for _ in range(n)]
         s.level = [0] * len(cs.cards)
         s.broom = [-1] * len(cs.cards)
         s.graveyard = []
@@ -283,7 +304,7 @@ class AlakazumState(State):
         s.fm = []  # Forest Magic: cards in the caster's hand of six
         s.fm_order = []  # Forest Magic: cards put back so far (first = new top)
         s.fm_keep = -1  # Forest Magic: a kept character/trap waiting for the cards to be put back
-        s.last_play = None  # this turn's last announced play (kept after it resolves: perfect recall)
+        s.plays = []  # this turn's announced plays in order (kept after they resolve: perfect recall)
         s.staged = []  # hats paid for an announced spell, on the table during the voodoo window
         s.fm_knew = []  # players whose knowledge of the deck top covered the six (resample keeps them)
         finals = [f for f, _ in game.finals_in_play]
@@ -388,7 +409,9 @@ class AlakazumState(State):
     def _reveal(self, p: int, cards: list[int]) -> None:
         """``p`` shows ``cards``: everybody now knows ``p`` holds at least that many of each type.
         Knowledge is by type (copies of a type are identical), so a shown card is added only
-        where fewer of its type were known: what a player knows never depends on which copy."""
+        where fewer of its type were known: what a player knows never depends on which copy.
+        A newly certain card may be one a group counted on: that group keeps r-1 of M-x
+        (exact: every hand that showed x still holds r-1 of M-x next to it)."""
         ht = self.game.cs.htype
         for o in range(self.num_players):
             if o == p:
@@ -398,6 +421,7 @@ class AlakazumState(State):
                 t = ht[card]
                 if sum(1 for c in cards if ht[c] == t) > sum(1 for c in kn if ht[c] == t) and card not in kn:
                     kn.append(card)
+                    _groups_lose_type(self.groups[o][p], t, ht)
 
     def _hand_add(self, p: int, card: int, informed: tuple[int, ...] | None) -> None:
         """``informed`` None: everybody saw the card go in; else only those seats."""
@@ -405,8 +429,20 @@ class AlakazumState(State):
         for o in range(self.num_players):
             if o != p and (informed is None or o in informed):
                 self.known[o][p].append(card)
+        if informed is not None:
+            self._uncap(p, card)
+
+    def _uncap(self, p: int, card: int) -> None:
+        """``card`` went into ``p``'s hand: those who did not see it can no longer rule out that
+        ``p`` holds more amulets or objects than they account for."""
+        for o in range(self.num_players):
+            if o != p and card not in self.known[o][p]:
+                self.capped[o][p] = []
 
     def _hand_remove(self, p: int, card: int, informed: tuple[int, ...] | None) -> None:
+        """A seat that sees the card go forgets one known card of its type (or, with none known,
+        one card of each group holding that type); one that does not see it keeps what it knew
+        as groups (rules note 15)."""
         self.hands[p].remove(card)
         ht = self.game.cs.htype
         t = ht[card]
@@ -422,22 +458,34 @@ class AlakazumState(State):
                         if ht[c] == t:
                             del kn[i]
                             break
+                    else:
+                        _groups_lose_type(self.groups[o][p], t, ht)
             else:
+                _groups_lose_unseen(self.groups[o][p], kn, len(self.hands[p]) + 1)
                 kn.clear()
 
     def _draw_forest(self, p: int) -> int:
         card = self.forest.pop()
-        hand = self.game.cs.is_hand[card]
+        cs = self.game.cs
+        hand = cs.is_hand[card]
         for o in range(self.num_players):
             if self.forest_known[o]:
                 self.forest_known[o] -= 1
                 if hand and o != p:
                     self.known[o][p].append(card)
+            fs = self.forest_sets[o]
+            if fs[0]:
+                # a drawn hand card goes face down into another hand: o does not see which it is
+                _set_loses(fs, card, o == p or not hand, cs)
+                fs[0] -= 1
+                if not fs[0] or not (fs[1] or fs[2]):
+                    self.forest_sets[o] = [0, [], [], 0]
         return card
 
     def _reshuffle_forest(self) -> None:
         self.forest = [self.forest[i] for i in self.rng.permutation(len(self.forest))]
         self.forest_known = [0] * self.num_players
+        self.forest_sets = [[0, [], [], 0] for _ in range(self.num_players)]
 
     # ------------------------------------------------------------------ turn flow
     def _start_turn(self, p: int) -> None:
@@ -445,7 +493,7 @@ class AlakazumState(State):
         self.turn_player = p
         self.in_dejavu = False
         self.actions_left = 0
-        self.last_play = None
+        self.plays = []
         thrifty = sum(1 for c in self.teams[p] if cs.thrifty[c])
         for _ in range(min(thrifty, len(self.market))):
             self._hand_add(p, self.market.pop(), None)
@@ -472,6 +520,7 @@ class AlakazumState(State):
                     cs = self.game.cs
                     if cs.is_hand[card]:
                         self.hands[p].append(card)
+                        self._uncap(p, card)
                     else:
                         self.explore_left = 0  # a trap or a character stops the exploration
                         self._forest_event(p, card)
@@ -718,7 +767,7 @@ class AlakazumState(State):
         self._announce(p, {"a": "fight", "target": c, "def": owner})
 
     def _announce(self, p: int, ann: dict) -> None:
-        self.last_play = {**ann, "cancelled": False}
+        self.plays.append({**ann, "cancelled": False})
         n = self.num_players
         if sum(1 for c in self.boxed if self.game.cs.effect[c] == "voodoo") < self.game.num_dolls:
             order = [(p + i) % n for i in range(1, n)]
@@ -735,7 +784,8 @@ class AlakazumState(State):
             for c in self.staged:  # a cancelled spell's hats go back to the caster's hand
                 self._hand_add(actor, c, None)
             self.staged = []
-            self.last_play["cancelled"] = True
+            self.plays[-1]["cancelled"] = True
+            self.plays[-1]["by"] = p
             return  # cancelled: the action is used up / the Alakazum turn ends
         rest = pend["rest"]
         if rest:
@@ -799,9 +849,8 @@ class AlakazumState(State):
         elif s == CLAIRVOYANCE:
             self.pending = {"k": CLAIR, "p": p}
         elif s == FOREST_MAGIC:
-            self.fm_knew = [o for o in range(self.num_players) if self.forest_known[o] and o != p]
-            self.forest_known = [0] * self.num_players
             take = min(FOREST_MAGIC_TAKE, len(self.forest))
+            self._fm_sets(p, take)
             self.fm = [self.forest.pop() for _ in range(take)]
             self.pending = {"k": FM_KEEP, "p": p}
         elif s == LEVITATION:
@@ -811,6 +860,39 @@ class AlakazumState(State):
         else:
             self.actions_left += 2
             self.in_dejavu = True
+
+    def _fm_sets(self, p: int, take: int) -> None:
+        """Another caster's Forest Magic takes every top card a seat knew (at most 5 < 6): the seat
+        now knows them only as cards among the six out, in no order (rules note 18)."""
+        cs = self.game.cs
+        self.fm_knew = []
+        for o in range(self.num_players):
+            fs = self.forest_sets[o]
+            k = self.forest_known[o]
+            if o == p or not (k or fs[0]):
+                self.forest_sets[o] = [0, [], [], 0]
+                continue
+            self.fm_knew.append(o)
+            sure = fs[1] + (self.forest[len(self.forest) - k:] if k else [])
+            self.forest_sets[o] = [take, sure, fs[2], fs[3]]
+        del cs
+        self.forest_known = [0] * self.num_players
+
+    def _fm_sets_back(self, p: int, kept: int) -> None:
+        """The caster kept one of the six and put the rest on top: a seat that knew some of the six
+        knows they are among those top cards, less the kept card (seen when it is a character or
+        a trap, which strikes at once; a kept hand card goes into the caster's hand unseen)."""
+        cs = self.game.cs
+        back = len(self.fm_order)
+        for o in self.fm_knew:
+            fs = self.forest_sets[o]
+            if kept >= 0:
+                _set_loses(fs, kept, True, cs)
+            else:
+                _set_loses(fs, -1, False, cs)
+            fs[0] = back
+            if not back or not (fs[1] or fs[2]):
+                self.forest_sets[o] = [0, [], [], 0]
 
     def _on_witch(self, p, pend, kind, move) -> None:
         ht = self.game.cs.htype
@@ -839,6 +921,7 @@ class AlakazumState(State):
         card = self._fm_take(move)
         if self.game.cs.is_hand[card]:
             self.hands[p].append(card)
+            self._uncap(p, card)
         else:
             self.fm_keep = card
         self._fm_continue(p)
@@ -855,9 +938,10 @@ class AlakazumState(State):
         self.fm = []
         self.forest += self.fm_order[::-1]  # the first card chosen ends on top
         self.forest_known[p] = len(self.fm_order)
+        kept, self.fm_keep = self.fm_keep, -1
+        self._fm_sets_back(p, kept)
         self.fm_order = []
         self.fm_knew = []
-        kept, self.fm_keep = self.fm_keep, -1
         if kept >= 0:
             self._forest_event(p, kept)
 
@@ -1144,6 +1228,9 @@ class AlakazumState(State):
         shown = [c for c in self.hands[p] if cs.effect[c] == "amulet"
                  or (cs.effect[c] == "culture_object" and cs.cards[c].culture == cul)]
         self._reveal(p, shown)
+        for o in range(self.num_players):
+            if o != p:  # the Alakazum showed every amulet and every object of its culture
+                self.capped[o][p] = sorted({*self.capped[o][p], cul, len(CULTURES)})
         self._announce(p, {"a": "alakazum", "cul": cul, "pts": self._culture_points(p, cul)})
 
     def _on_final(self, p, pend, kind, move) -> None:
@@ -1260,7 +1347,10 @@ class AlakazumState(State):
         nd["known"] = [[k[:] for k in row] for row in self.known]
         nd["pending"] = _copy_json(self.pending)
         nd["combat"] = _copy_json(self.combat)
-        nd["last_play"] = _copy_json(self.last_play)
+        nd["plays"] = _copy_json(self.plays)
+        nd["capped"] = [[c[:] for c in row] for row in self.capped]
+        nd["groups"] = [[[[g[0][:], g[1], g[2]] for g in gr] for gr in row] for row in self.groups]
+        nd["forest_sets"] = [[f[0], f[1][:], f[2][:], f[3]] for f in self.forest_sets]
         new._reset_caches()
         return new
 
@@ -1270,6 +1360,69 @@ _SCALARS = ("current_player", "truncated", "turn", "turn_player", "stage", "expl
 _FLAT_LISTS = ("history", "winners_list", "forest_known", "level", "broom", "graveyard", "boxed",
                "fm", "fm_order", "fm_knew", "staged", "finals", "revealed", "market", "display", "forest",
                "exchanges")
+
+
+def _groups_lose_type(groups: list, t: int, ht: list[int]) -> None:
+    """A card of type ``t`` left the hand in view (or was shown) and no certain card of that type
+    was known: it may have been one a group counted on, so each group holding the type turns
+    (M, r) into (M - t, r - 1). Exact with one group: every hand possible afterwards still holds
+    r - 1 of M - t. With two groups holding the type both lose one (sound, see the docs page)."""
+    for g in groups:
+        for i, c in enumerate(g[0]):
+            if ht[c] == t:
+                del g[0][i]
+                g[1] = max(0, g[1] - 1)
+                break
+    groups[:] = [g for g in groups if g[0]]
+
+
+def _groups_lose_unseen(groups: list, known: list[int], n0: int) -> None:
+    """A card left the hand unseen (a hand of ``n0`` cards before): every group may have lost one
+    of its cards (r - 1) and the certain cards become a group keeping all but one of them. With
+    MAX_GROUPS groups already, the certain cards join the newest group: together they lose at most
+    one card (sound; only a game with more than two such traps gets there)."""
+    olds = [g[1] for g in groups]
+    for g in groups:
+        g[1] = max(0, g[1] - 1)
+    if not known:
+        return
+    if len(groups) < MAX_GROUPS:
+        groups.append([known[:], len(known) - 1, n0])
+    else:
+        last = groups[-1]
+        last[0] = last[0] + known
+        last[1] = olds[-1] + len(known) - 1
+        last[2] = n0
+
+
+def _set_loses(fs: list, card: int, seen: bool, cs) -> None:
+    """One card left a deck top known as a set (``forest_sets``). Seen (a character or trap, or
+    the seat's own draw): one card of its class leaves ``sure``, else ``some`` turns (M - x, r - 1).
+    Unseen (a hand card going face down into a hand): it may be any hand card the seat counted on,
+    so the sure hand cards become part of ``some`` keeping all but one of them; the sure
+    characters and traps stay sure (a hand card cannot be one of them)."""
+    cls = cs.cls
+    sure, some = fs[1], fs[2]
+    if seen:
+        k = cls[card]
+        for i, c in enumerate(sure):
+            if cls[c] == k:
+                del sure[i]
+                return
+        for i, c in enumerate(some):
+            if cls[c] == k:
+                del some[i]
+                fs[3] = max(0, fs[3] - 1)
+                return
+        return
+    is_hand = cs.is_hand
+    hand = [c for c in sure if is_hand[c]]
+    if hand:
+        fs[1] = [c for c in sure if not is_hand[c]]
+        fs[3] = (fs[3] if some else 0) + len(hand) - 1
+        fs[2] = some + hand
+    elif any(is_hand[c] for c in some):
+        fs[3] = max(0, fs[3] - 1)
 
 
 def _copy_json(v):

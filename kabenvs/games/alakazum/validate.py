@@ -105,6 +105,16 @@ def check_fields(state: "AlakazumState") -> list[str]:
     ok &= ch.int_in("fm_keep", s.fm_keep, -1, len(cs.cards) - 1)
     ok &= ch.list_of("fm_knew", s.fm_knew, ch.seat)
     ok &= ch.list_of("forest_known", s.forest_known, lambda k, v: ch.int_in(k, v, 0, 5), n)
+    from kabenvs.games.alakazum.rules import MAX_PLAYS
+
+    ok &= ch.list_of("groups", s.groups,
+                     lambda k, v: ch.list_of(k, v, lambda k2, v2: _groups(ch, k2, v2), n), n)
+    ok &= ch.list_of("capped", s.capped, lambda k, v: ch.list_of(k, v, lambda k2, v2: ch.list_of(
+        k2, v2, lambda k3, v3: ch.int_in(k3, v3, 0, len(CULTURES))), n), n)
+    ok &= ch.list_of("forest_sets", s.forest_sets, lambda k, v: _forest_set(ch, k, v), n)
+    ok &= ch.list_of("plays", s.plays, lambda k, v: _check_play(ch, k, v, True))
+    if isinstance(s.plays, list) and len(s.plays) > MAX_PLAYS:
+        ch.fail(f"plays: {len(s.plays)} plays, at most {MAX_PLAYS} in one turn")
     nfin = len(g.finals_in_play)
     ok &= ch.list_of("revealed", s.revealed, ch.bool, nfin)
     ok &= ch.list_of("seen", s.seen, lambda k, v: ch.list_of(k, v, ch.bool, nfin), n)
@@ -112,7 +122,6 @@ def check_fields(state: "AlakazumState") -> list[str]:
         return ch.problems
     _check_combat(ch)
     _check_pending(ch)
-    _check_last_play(ch)
     if ch.problems:
         return ch.problems
     return check_zones(s)
@@ -217,7 +226,7 @@ def _check_pending(ch: _Checker) -> None:
         ch.fail("pending.options: Halloween's options are 0 (give) and/or 1 (lose a character)")
 
 
-PLAY_KEYS = {"a", "card", "cul", "target", "def", "s", "pts", "cancelled"}
+PLAY_KEYS = {"a", "card", "cul", "target", "def", "s", "pts", "cancelled", "by"}
 
 
 def _check_play(ch: _Checker, name: str, v: Any, with_cancelled: bool) -> bool:
@@ -234,16 +243,50 @@ def _check_play(ch: _Checker, name: str, v: Any, with_cancelled: bool) -> bool:
             ch.bool(f"{name}.cancelled", x)
         elif key == "target":
             ch.char(f"{name}.target", x)
-        elif key == "def":
+        elif key == "def" or key == "by":
             ch.seat(f"{name}.def", x)
         elif key != "a":
             PENDING_KEYS[key](ch, f"{name}.{key}", x)
     return True
 
 
-def _check_last_play(ch: _Checker) -> None:
-    if ch.s.last_play is not None:
-        _check_play(ch, "last_play", ch.s.last_play, True)
+def _groups(ch: _Checker, name: str, v: Any) -> bool:
+    """groups[o][h]: at most MAX_GROUPS entries [cards, r, n0] with 0 <= r < len(cards)."""
+    from kabenvs.games.alakazum.rules import MAX_GROUPS
+
+    if not isinstance(v, list) or len(v) > MAX_GROUPS:
+        ch.fail(f"{name}: must be a list of at most {MAX_GROUPS} groups")
+        return False
+    ok = True
+    for i, g in enumerate(v):
+        if not (isinstance(g, list) and len(g) == 3):
+            ch.fail(f"{name}[{i}]: must be [cards, r, hand size]")
+            ok = False
+            continue
+        if ch.cards(f"{name}[{i}][0]", g[0]) and not g[0]:
+            ch.fail(f"{name}[{i}][0]: a group holds at least one card")
+            ok = False
+        ok &= ch.int_in(f"{name}[{i}][1]", g[1], 0, max(0, len(g[0]) - 1) if isinstance(g[0], list) else 0)
+        ok &= ch.int_in(f"{name}[{i}][2]", g[2], 1, ch.num_cards)
+    return ok
+
+
+def _forest_set(ch: _Checker, name: str, v: Any) -> bool:
+    """forest_sets[o]: [w, sure, some, r], w <= 6 top cards, r <= len(some)."""
+    if not (isinstance(v, list) and len(v) == 4):
+        ch.fail(f"{name}: must be [top cards, sure cards, some cards, r]")
+        return False
+    ok = ch.int_in(f"{name}[0]", v[0], 0, 6) & ch.cards(f"{name}[1]", v[1]) & ch.cards(f"{name}[2]", v[2])
+    if not ok:
+        return False
+    ok &= ch.int_in(f"{name}[3]", v[3], 0, len(v[2]))
+    if ok and len(v[1]) + v[3] > v[0]:
+        ch.fail(f"{name}: {len(v[1])} sure cards and {v[3]} more in only {v[0]} top cards")
+        ok = False
+    if ok and not v[0] and (v[1] or v[2]):
+        ch.fail(f"{name}: cards known among 0 top cards")
+        ok = False
+    return ok
 
 
 def card_places(state: "AlakazumState") -> list[tuple[str, int]]:

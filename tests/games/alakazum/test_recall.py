@@ -1,0 +1,290 @@
+"""Perfect recall of disjunctive knowledge: each test builds two histories through ``apply`` that
+the seat can tell apart and checks that its observations differ (docs/games/alakazum.md,
+"What the observation summarises")."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .helpers import Table, do
+from .test_information import block, replays_for_every_seat
+
+TEAMS = {0: [("Moura", 0)], 1: [("Olentzero", 0)], 2: [("Trasno", 0)]}
+
+
+def names(t, cards):
+    return sorted(t.cs.cards[c].name for c in cards)
+
+
+def htype(t, name):
+    return t.cs.htype[next(c.id for c in t.cs.cards if c.name == name)]
+
+
+def others_turns(s):
+    """Seats 1 and 2 explore (one hand card each), skip their action and their Alakazum."""
+    for _ in range(2):
+        do(s, "pass", "pass")
+
+
+def knows_then_gift(hand, market, forest_after=()):
+    """Player 0 shows a Combat potion +1 at the market (takes the top two cards in view of all),
+    the others play quiet turns, then player 0 draws Black Friday's Discount and gives a Traca
+    to player 1: seat 2 does not see which card went."""
+    t = Table(3)
+    t.arrange(teams=TEAMS, hands={0: ["Combat potion +1", "Traca", *hand]}, market=market,
+              forest_top=["Die potion +1", "Die potion +1", "Black Friday's Discount", *forest_after])
+    s = t.at_action(0)
+    do(s, "go to the market showing Combat potion +1", "pass")
+    return t, s
+
+
+def gift(s):
+    assert s.pending["k"] == "give_recipient"
+    do(s, "to the player 1 seat(s) to the left", "give Traca")
+
+
+def two_known():
+    """Seat 2 saw player 0 take a Magic hat 2 and a Broom."""
+    return knows_then_gift([], ["Broom", "Magic hat 2"])
+
+
+def one_known():
+    """The same public history, but the Broom was in player 0's hand from the start: seat 2 saw
+    only the Magic hat 2 go in."""
+    return knows_then_gift(["Broom"], ["Magic hat 2"])
+
+
+def without(s, p, name):
+    lay = s.game.layout
+    parts = lay.split(s.observation(p))
+    return np.concatenate([v.ravel() for k, v in parts.items() if k != name])
+
+
+def test_a_gift_seat_2_does_not_see_keeps_what_it_knew_as_a_group():
+    (t, a), (_, b) = two_known(), one_known()
+    assert names(t, a.known[2][0]) == ["Broom", "Magic hat 2"] and names(t, b.known[2][0]) == ["Magic hat 2"]
+    for s in (a, b):
+        others_turns(s)
+        gift(s)
+        assert len(s.hands[0]) == 2 and s.known[2][0] == []
+    # the same public history since the market visit: only what seat 2 knew differs
+    np.testing.assert_array_equal(without(a, 2, "hand_groups"), without(b, 2, "hand_groups"))
+    assert not np.array_equal(a.observation(2), b.observation(2))
+    ga, gb = block(a, 2, "hand_groups"), block(b, 2, "hand_groups")
+    hat, broom = htype(t, "Magic hat 2"), htype(t, "Broom")
+    nht = t.cs.num_htypes
+    # (M, r, n0): a: one of {Magic hat 2, Broom} is surely still there; b: maybe the Magic hat 2
+    assert ga[1, 0, hat] == ga[1, 0, broom] == np.float32(1 / 3) and ga[1, 0, nht] == np.float32(1 / 5)
+    assert gb[1, 0, hat] == np.float32(1 / 3) and gb[1, 0, broom] == 0 and gb[1, 0, nht] == 0
+    assert ga[1, 0, nht + 1] == gb[1, 0, nht + 1] == np.float32(3 / 10)  # a hand of 3 gave one away
+    assert a.groups[2][0][0][1] == 1 and b.groups[2][0][0][1] == 0
+    # the recipient saw the Traca leave: it still knows exactly what it knew
+    assert names(t, a.known[1][0]) == ["Broom", "Magic hat 2"] and a.groups[1][0] == []
+    replays_for_every_seat(a, tries=3)
+
+
+def test_a_card_of_the_group_played_in_view_leaves_r_minus_1_of_the_rest():
+    (t, a), (_, b) = two_known(), one_known()
+    for s in (a, b):
+        others_turns(s)
+        gift(s)
+        # player 0 shows the Magic hat 2 at the market: it takes the Combat potion +1 back
+        do(s, "go to the market showing Magic hat 2")
+    # a: one of {Magic hat 2, Broom} was there; the Magic hat 2 left: the Broom may remain (r 0)
+    assert [(names(t, m), r) for m, r, _ in a.groups[2][0]] == [(["Broom"], 0)]
+    # b: the only card it counted on left: nothing is left of the group
+    assert b.groups[2][0] == []
+    assert not np.array_equal(a.observation(2), b.observation(2))
+    assert names(t, a.known[2][0]) == names(t, b.known[2][0]) == ["Combat potion +1"]
+    replays_for_every_seat(a, tries=3)
+
+
+def test_showing_a_card_of_the_group_makes_it_certain_and_lowers_the_rest():
+    t = Table(3)
+    t.arrange(teams={0: [("Vicentica", 2), ("Dolçainer", 2), ("Pilotari", 2)], 1: [("Olentzero", 0)],
+                     2: [("Trasno", 0)]},
+              hands={0: ["Combat potion +1", "Traca"]}, market=["Broom", "Multicolour amulet", "Magic hat 2"],
+              forest_top=["Die potion +1", "Die potion +1", "Black Friday's Discount"])
+    s = t.at_action(0)
+    do(s, "go to the market showing Combat potion +1", "pass")  # takes the hat 2 and the amulet
+    others_turns(s)
+    gift(s)
+    assert [(names(t, m), r) for m, r, _ in s.groups[2][0]] == [(["Magic hat 2", "Multicolour amulet"], 1)]
+    # an Alakazum shows the amulet: certain now, and the group may have counted on it (r - 1)
+    do(s, "pass", "conjure an Alakazum with VAL")
+    assert names(t, s.known[2][0]) == ["Multicolour amulet"]
+    assert [(names(t, m), r) for m, r, _ in s.groups[2][0]] == [(["Magic hat 2"], 0)]
+    replays_for_every_seat(s, tries=3)
+
+
+def test_the_hand_size_before_a_gift_is_kept_a_draw_before_or_after_it_changes_the_odds():
+    """Player 0 holds {Magic hat 2, Broom} (seen); it draws one more card before Black Friday
+    (two characters explore) or not (one character). Either way it gives one card away unseen and
+    seat 2 knows one of the two is still there; the odds differ (one card of three went, or one of
+    two), and so does the group's hand size."""
+    def history(draw_first: bool):
+        t = Table(3)
+        t.arrange(teams={0: [("Moura", 0), ("Trasno", 0)] if draw_first else [("Moura", 0)],
+                         1: [("Olentzero", 0)], 2: [("Vicentica", 0)]},
+                  hands={0: ["Combat potion +1"]}, market=["Broom", "Magic hat 2"],
+                  forest_top=["Die potion +2", "Die potion +2", *(["Die potion +1"] if draw_first else []),
+                              "Black Friday's Discount"])
+        s = t.at_action(0)
+        do(s, "go to the market showing Combat potion +1", "pass")
+        others_turns(s)
+        given = "give Die potion +1" if draw_first else "give Magic hat 2"
+        do(s, "to the player 1 seat(s) to the left", given)
+        return t, s
+
+    (t, a), (_, b) = history(True), history(False)
+    ga, gb = a.groups[2][0], b.groups[2][0]
+    assert [(names(t, m), r) for m, r, _ in ga] == [(names(t, m), r) for m, r, _ in gb] == [
+        (["Broom", "Magic hat 2"], 1)]
+    assert [g[2] for g in ga] == [3] and [g[2] for g in gb] == [2]
+    assert not np.array_equal(block(a, 2, "hand_groups"), block(b, 2, "hand_groups"))
+
+
+# ---------------------------------------------------------------- the deck top after another Forest Magic
+def forest_magic_over_mine(fifth: str, keep_1: str = "Die potion +1"):
+    """Player 0 casts Forest Magic: keeps a Magic hat 1 and puts back (top first) Die potion +2,
+    Vicentica, Basajaun, Broom and ``fifth``. Player 1 draws the Die potion +2, then casts Forest
+    Magic over the rest, keeps ``keep_1`` (the sixth card, unseen by player 0 if a hand card) and
+    puts the five back as Broom, Vicentica, Basajaun, ``fifth``."""
+    t = Table(2)
+    back = ["Die potion +2", "Vicentica", "Basajaun", "Broom", fifth]
+    t.arrange(teams={0: [("Moura", 0)], 1: [("Olentzero", 0)]},
+              hands={0: ["Magic hat 2"], 1: ["Magic hat 3"]},
+              forest_top=["Magic hat 1", *back, keep_1, "Magic hat 1"])
+    s = t.at_action(0)
+    do(s, "cast Forest Magic", "pay with Magic hat 2", "forest card Magic hat 1")
+    do(s, *[f"forest card {c}" for c in back[:4]])
+    assert s.forest_known[0] == 5
+    do(s, "pass")  # no Alakazum; player 1 explores: draws the Die potion +2 seat 0 knows
+    assert names(t, s.known[0][1]) == ["Die potion +2"] and s.forest_known[0] == 4
+    do(s, "cast Forest Magic", "pay with Magic hat 3", f"forest card {keep_1}")
+    do(s, *[f"forest card {c}" for c in ("Broom", "Vicentica", "Basajaun", fifth)])
+    return t, s
+
+
+def fset(t, s, p=0):
+    w, sure, some, r = s.forest_sets[p]
+    return w, names(t, sure), names(t, some), r
+
+
+def test_another_casters_forest_magic_leaves_the_cards_i_knew_as_a_set_on_top():
+    (t, a), (_, b) = forest_magic_over_mine("Traca"), forest_magic_over_mine("Barretina")
+    # player 1 kept a hand card player 0 did not see: any one of the known hand cards may be it
+    assert fset(t, a) == (5, ["Basajaun", "Vicentica"], ["Broom", "Traca"], 1)
+    assert fset(t, b) == (5, ["Basajaun", "Vicentica"], ["Barretina", "Broom"], 1)
+    assert a.forest_known == [0, 5]
+    np.testing.assert_array_equal(without(a, 0, "forest_set_cards"), without(b, 0, "forest_set_cards"))
+    assert not np.array_equal(a.observation(0), b.observation(0))
+    replays_for_every_seat(a, tries=3)
+
+
+def test_a_kept_character_is_seen_and_leaves_the_set_exactly():
+    t, s = forest_magic_over_mine("Traca", keep_1="Pilotari")  # the sixth card: a character
+    assert s.combat is not None and t.cs.cards[s.combat["target"]].name == "Pilotari"
+    assert fset(t, s) == (5, ["Basajaun", "Broom", "Traca", "Vicentica"], [], 0)
+
+
+def test_draws_from_the_set_take_cards_in_view_or_unseen():
+    t, s = forest_magic_over_mine("Traca")
+    do(s, "pass")  # player 1's Alakazum phase; player 0 explores: draws the Broom (its own draw)
+    assert fset(t, s) == (4, ["Basajaun", "Vicentica"], ["Traca"], 0)
+    do(s, "pass", "pass")  # player 1 explores: Vicentica, a character, fought in view
+    assert s.combat is not None
+    assert fset(t, s) == (3, ["Basajaun"], ["Traca"], 0)
+    replays_for_every_seat(s, tries=3)
+
+
+# ---------------------------------------------------------------- every play of the turn
+def deja_vu(culture: str):
+    t = Table(2)
+    t.arrange(teams={0: [("Olentzero", 0)], 1: [("Moura", 0)]},
+              hands={0: ["Magic hat 3", "Magic hat 1", "Food VAL/CAT", "Combat potion +1"]})
+    s = t.at_action(0)
+    do(s, "cast Deja Vu", "pay with Magic hat 3", "pay with Magic hat 1")
+    do(s, f"give Food VAL/CAT to the {culture} characters")  # no character of either: no trace
+    do(s, "go to the market showing Combat potion +1")
+    return t, s
+
+
+def test_under_deja_vu_the_first_action_is_remembered_after_the_second():
+    (t, a), (_, b) = deja_vu("VAL"), deja_vu("CAT")
+    assert a.pending["k"] == b.pending["k"] == "alakazum_phase"
+    for p in (0, 1):
+        np.testing.assert_array_equal(without(a, p, "announced_detail"), without(b, p, "announced_detail"))
+        assert not np.array_equal(a.observation(p), b.observation(p))
+    plays = block(a, 1, "announced")
+    from kabenvs.games.alakazum.rules import ANNOUNCED
+
+    kinds = [ANNOUNCED[int(np.argmax(row[:len(ANNOUNCED)]))] for row in plays[:3]]
+    assert kinds == ["magic", "food", "market"]
+    assert plays[3].sum() == 0
+    replays_for_every_seat(a, tries=2)
+
+
+def test_a_cancelled_first_action_stays_marked_cancelled():
+    t = Table(2)
+    t.arrange(teams={0: [("Olentzero", 0)], 1: [("Moura", 0)]}, dolls_boxed=False,
+              hands={0: ["Magic hat 3", "Magic hat 1", "Food VAL/CAT", "Combat potion +1"],
+                     1: ["Voodoo doll"]})
+    s = t.at_action(0)
+    do(s, "cast Deja Vu", "pay with Magic hat 3", "pay with Magic hat 1", "pass")
+    do(s, "give Food VAL/CAT to the VAL characters", "cancel with a voodoo doll")
+    do(s, "go to the market showing Combat potion +1", "pass")
+    cancelled = block(s, 1, "announced")[:, -1]
+    assert list(cancelled) == [0, 1, 0, 0]
+    by = block(s, 0, "cancelled_by")  # seat-relative: player 1 is one seat to player 0's left
+    assert by[1].tolist() == [0, 1] and by.sum() == 1
+
+
+# ---------------------------------------------------------------- what an Alakazum showed
+def cancelled_alakazum(culture: str):
+    t = Table(2)
+    val_and_cat = [("Vicentica", 2), ("Dolçainer", 2), ("Pilotari", 2), ("Montserrat", 2), ("Castanyera", 2)]
+    t.arrange(teams={0: val_and_cat, 1: [("Olentzero", 0)]},
+              hands={0: ["Multicolour amulet", "Magic hat 1"], 1: ["Voodoo doll"]},
+              forest_top=["Die potion +1", "Die potion +1"], dolls_boxed=False)
+    s = t.at_alakazum(0)
+    do(s, f"conjure an Alakazum with {culture}", "cancel with a voodoo doll")
+    assert s.turn_player == 1 and s.pending["k"] == "choose_action"  # player 1 explored a hand card
+    return t, s
+
+
+def test_an_alakazum_shows_the_hand_holds_no_other_amulet_nor_object_of_its_culture():
+    (t, a), (_, b) = cancelled_alakazum("VAL"), cancelled_alakazum("CAT")
+    # the next turn: both Alakazums are over, the same amulet is known; what was ruled out differs
+    assert names(t, a.known[1][0]) == names(t, b.known[1][0]) == ["Multicolour amulet"]
+    assert a.capped[1][0] == [0, 5] and b.capped[1][0] == [1, 5]
+    np.testing.assert_array_equal(without(a, 1, "hand_capped"), without(b, 1, "hand_capped"))
+    assert not np.array_equal(a.observation(1), b.observation(1))
+    replays_for_every_seat(a, tries=2)
+    # player 0 explores a card player 1 does not see: it may be an amulet or any object now
+    do(a, "pass", "pass")
+    assert a.turn_player == 0 and a.capped[1][0] == []
+
+
+def test_both_traps_on_the_same_hand_make_two_groups_both_lowered_by_the_second_gift():
+    """The summarised case (docs): player 0 gives cards away unseen twice, knowing other cards each
+    time. Both groups stay; the second gift lowers both (sound: each still holds)."""
+    t = Table(3)
+    t.arrange(teams=TEAMS, hands={0: ["Combat potion +1", "Die potion +1"]},
+              market=["Traca", "Barretina", "Broom", "Magic hat 2"],
+              forest_top=["Die potion +2", "Die potion +2", "Black Friday's Discount", "Magic hat 1",
+                          "Magic hat 1", "Halloween's Trick or Treat"])
+    s = t.at_action(0)
+    do(s, "go to the market showing Combat potion +1", "pass")  # takes the Magic hat 2 and the Broom
+    others_turns(s)
+    do(s, "to the player 1 seat(s) to the left", "give Magic hat 2")  # Black Friday
+    assert [(names(t, m), r, n0) for m, r, n0 in s.groups[2][0]] == [(["Broom", "Magic hat 2"], 1, 3)]
+    do(s, "go to the market showing Die potion +1", "pass")  # takes the Combat potion +1 and the Barretina
+    others_turns(s)
+    do(s, "give half of the hand", "to the player 1 seat(s) to the left", "give Broom")
+    assert [(names(t, m), r, n0) for m, r, n0 in s.groups[2][0]] == [
+        (["Broom", "Magic hat 2"], 0, 3), (["Barretina", "Combat potion +1"], 1, 3)]
+    rows = block(s, 2, "hand_groups")[1]
+    assert rows[0].sum() > 0 and rows[1].sum() > 0
+    assert not s.invariants()
+    replays_for_every_seat(s, tries=2)
