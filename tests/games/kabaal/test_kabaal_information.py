@@ -105,7 +105,8 @@ def test_observation_remembers_who_led_and_won_each_trick():
 
 def test_last_move_tells_apart_placements_a_ritual_wipes_out():
     """Two placements that each complete a line leave the same board once the ritual has removed
-    the cult's cultists; the seats still see which one was chosen (last_move)."""
+    the cult's cultists; the seats still see which one was chosen (the board-move record and
+    last_move)."""
     s = KabaalGame(num_players=3).new_state(0)
     deal(s, {RED: (["red 7"], []), BLUE: (["red 3"], []), BLACK: (["5+"], ["red"])}, leader=RED)
     # red 7/8 completes column 2 (yellow 3/4, red 7/8, purple 5/6); red 3/4 completes column 3
@@ -118,7 +119,7 @@ def test_last_move_tells_apart_placements_a_ritual_wipes_out():
     act(b, "place on red 3/4", RED)
     assert a.altar[RED] == b.altar[RED] == 1 and a.board == b.board
     for seat in (RED, BLUE, BLACK):
-        assert _differ(a, b, seat) == ["last_move"]
+        assert _differ(a, b, seat) == ["board_moves_to", "last_move"]
 
 
 # -- resampling: consistent with the seat's whole history ---------------------------------------
