@@ -300,6 +300,8 @@ TAMPERINGS = [
     ("forced list out of step with plays", _deep(["forced", 0], [0] * 7), "forced[0]"),
     ("round record malformed", _deep(["round_start"], {"history": 0}), "round_start"),
     ("cultists not conserved", _deep(["altar", 1], 2), "supply[1]"),
+    ("board-move record malformed", _deep(["board_log"], [[0, 9, 0, -1, 3, 0, 0]]), "board_log[0]"),
+    ("board-move record too long", _deep(["board_log"], [[0, 0, 0, -1, 3, 0, 0]] * 57), "board_log"),
 ]
 
 
@@ -339,3 +341,16 @@ def test_untampered_saves_round_trip_over_whole_games():
             assert back.to_json() == s.to_json()
         s.apply(rnd.choice(s.legal_actions()))
     assert State.from_json(copy.deepcopy(s.to_dict())).to_json() == s.to_json()  # a dict save too
+
+
+def test_a_model_for_the_older_observation_is_refused():
+    """Models trained before the board-move record (1128 floats at 3 players) are refused with
+    the clear one-line error that names the observation size and asks for a retrain."""
+    from kabenvs.agents.safe_model import ModelLoadError, check_compatible, game_metadata
+
+    game = KabaalGame(num_players=3)
+    assert game.observation_size != 1128
+    old = game_metadata(game) | {"observation_size": 1128}
+    with pytest.raises(ModelLoadError, match="observation_size") as err:
+        check_compatible(old, game, "kab3_old")
+    assert "observation size 1128" in str(err.value) and "\n" not in str(err.value)
