@@ -152,31 +152,48 @@ def test_the_bound_follows_the_rules():
 
 
 def _replay_log(s):
-    """The board, supplies and altars rebuilt from the round's starting board and its board-move
-    record alone (no Dagon): placements lift whoever stood there, pushes put them back, and a
-    group of moves (a trick's, or one pity cultist's) ends with the rituals it formed. Cultists
-    lifted and still waiting to be pushed are off the board in both."""
+    """The board, face-down cards, supplies and altars rebuilt from the round's starting board and
+    its board-move record alone. Placements lift whoever stood there, pushes put them back; a
+    group of moves (a trick's, or one pity cultist's) ends with the rituals it formed. With
+    Dagon, a ritual step's flips follow it in the record (one flip per line found), each with its
+    pushes, and the next step's rituals come once that step's flips are done. Cultists lifted and
+    still waiting to be pushed are off the board in both."""
     n, geo = s.num_players, s.game.geometry
     rs = s.round_start
-    board, supply, altar = rs["board"][:], rs["supply"][:], rs["altar"][:]
+    board, down = rs["board"][:], rs["face_down"][:]
+    supply, altar = rs["supply"][:], rs["altar"][:]
 
     def rituals():
+        found = 0
         for q, lines in enumerate(ritual_lines(board, geo, n)):
             if lines:
                 for a in range(NUM_AREAS):
                     board[a] &= ~(1 << q)
                 altar[q] += len(lines)
                 supply[q] = CULTISTS_PER_PLAYER - altar[q]
+                found += len(lines)
+        return found
 
     group = None
+    flips_due = 0  # flips still to come in the current ritual step (Dagon)
     for who, kind, cult, src, dst, _forced, part in s.board_log:
         name = MOVE_KINDS[kind]
         starts = name in ("place", "move", "stop") and (part == PITY_PART or part != group)
         if starts or part != group:
             if group is not None:
-                rituals()
+                assert flips_due == 0
+                found = rituals()
+                assert not (found and s.game.config.dagon)  # else its flips would be in this group
             group = part
-        if name == "place":
+        if name == "flip_down":
+            if flips_due == 0:  # the step's rituals come before its flips
+                flips_due = rituals()
+                assert flips_due > 0
+            flips_due -= 1
+            down[dst], board[dst] = 1, 0
+        elif name == "flip_up":
+            down[dst] = 0
+        elif name == "place":
             supply[cult] -= 1
             board[dst] = 1 << cult
         elif name == "move":
@@ -186,13 +203,17 @@ def _replay_log(s):
             board[dst] |= 1 << cult
         elif name == "return":
             supply[cult] += 1
+    if s.phase == "flip_down":  # inside a ritual step: its rituals are done, its flips under way
+        if flips_due == 0:
+            rituals()
+        return board, down, supply, altar
     # a trick's rituals come once its placements are all made: the log may end inside that group
     mid_group = s.phase == "push" or (
         s.context == "trick" and s.phase in ("place", "move") and group == s.tricks_played
     )
     if group is not None and not mid_group:
         rituals()
-    return board, supply, altar
+    return board, down, supply, altar
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
@@ -200,13 +221,18 @@ def test_full_length_games_stay_within_the_bound_and_the_record_rebuilds_the_boa
     game = KabaalGame(**config)
     rnd = random.Random(3)
     longest = 0
+    kinds = set()
     for seed in range(6):
         s = game.new_state(seed)
         while s.current_player is not None:
             s.apply(rnd.choice(s.legal_actions()))
             assert len(s.board_log) <= game.max_board_moves
             longest = max(longest, len(s.board_log))
-            if not config.get("dagon") and s.current_player is not None:
-                board, supply, altar = _replay_log(s)
-                assert (board, supply, altar) == (s.board, s.supply, s.altar), s.board_log
+            kinds.update(MOVE_KINDS[e[1]] for e in s.board_log)
+            if s.current_player is not None:
+                rebuilt = _replay_log(s)
+                assert rebuilt == (s.board, s.face_down, s.supply, s.altar), s.board_log
     assert longest > 5
+    assert {"place", "move", "push", "return", "stop"} <= kinds
+    if config.get("dagon"):
+        assert {"flip_down", "flip_up"} <= kinds
