@@ -3,7 +3,10 @@
 Seat-relative: in every per-player block index 0 is the observing seat, 1 the next seat
 clockwise (the player it passes cards to), and so on. Everything here is either public or the
 observing seat's own knowledge; the hidden cards of other hands and the undealt cards never
-enter (the shared kit checks this with ``resample_hidden``).
+enter (the shared kit checks this with ``resample_hidden``). Within a round nothing is summarised
+(tricks, passes and board moves are kept in order); earlier rounds are left out because a round
+starts from a position with nothing hidden, all of whose public pieces are shown (see
+docs/games/kabaal.md, "What is summarised").
 """
 
 from __future__ import annotations
