@@ -151,7 +151,8 @@ class Encoder:
         self.move_target, self.flip_line, self.flips_pending = o("move_target"), o("flip_line"), o("flips_pending")
         self.last_move, self.last_mover, self.round = o("last_move"), o("last_mover"), o("round")
         self.start_board, self.start_down = o("round_start_board"), o("round_start_face_down")
-        self.mv_who, self.mv_kind, self.mv_cult = o("board_moves_who"), o("board_moves_kind"), o("board_moves_cult")
+        self.mv_who, self.mv_kind = o("board_moves_who"), o("board_moves_kind")
+        self.mv_cult = o("board_moves_cult")
         self.mv_from, self.mv_to = o("board_moves_from"), o("board_moves_to")
         self.mv_forced, self.mv_part = o("board_moves_forced"), o("board_moves_part")
         self.phase_index = {p: i for i, p in enumerate(PHASES)}

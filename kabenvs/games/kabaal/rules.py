@@ -190,7 +190,8 @@ class KabaalGame(Game):
         return cat
 
     def build_layout(self) -> ObservationLayout:
-        return build_layout(self.num_players, self.catalog.size, max_board_moves(self.num_players, self.config.dagon))
+        moves = max_board_moves(self.num_players, self.config.dagon)
+        return build_layout(self.num_players, self.catalog.size, moves)
 
     def max_decisions(self) -> int:
         n = self.num_players
