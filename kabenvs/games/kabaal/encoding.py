@@ -3,7 +3,10 @@
 Seat-relative: in every per-player block index 0 is the observing seat, 1 the next seat
 clockwise (the player it passes cards to), and so on. Everything here is either public or the
 observing seat's own knowledge; the hidden cards of other hands and the undealt cards never
-enter (the shared kit checks this with ``resample_hidden``).
+enter (the shared kit checks this with ``resample_hidden``). Within a round nothing is summarised
+(tricks, passes and board moves are kept in order); earlier rounds are left out because a round
+starts from a position with nothing hidden, all of whose public pieces are shown (see
+docs/games/kabaal.md, "What is summarised").
 """
 
 from __future__ import annotations
@@ -24,10 +27,38 @@ PHASES: tuple[str, ...] = ("pass", "play", "face_up", "place", "move", "push", "
 TRICKS_PER_ROUND = 6
 NUM_COLOURS = 4
 TRICK_VALUE = tuple((t + 1) / TRICKS_PER_ROUND for t in range(TRICKS_PER_ROUND))  # trick t's value
+# Board moves, in the order of the ``board_moves_kind`` one-hot; "return" is a pushed cultist
+# with no free adjacent card going back to its supply (the engine's doing).
+MOVE_KINDS: tuple[str, ...] = ("place", "move", "push", "return", "flip_up", "flip_down", "stop")
+MOVE_KIND = {k: i for i, k in enumerate(MOVE_KINDS)}
+PITY_PART = TRICKS_PER_ROUND  # the part of the round a board move belongs to: tricks 0-5, then pity
+PART_VALUE = tuple((t + 1) / (PITY_PART + 1) for t in range(PITY_PART + 1))
+MAX_RITUALS_PER_CULT_AND_ROUND = 4
 
 
-def build_layout(n: int, num_actions: int) -> ObservationLayout:
-    C, A, T = NUM_CARDS, NUM_AREAS, TRICKS_PER_ROUND
+def max_board_moves(n: int, dagon: bool) -> int:
+    """The most board moves one round can hold (the ``board_moves_*`` rows), from the rules:
+
+    * each of the 6 tricks: at most 2 placement decisions (place, move, Dagon flip-up, or a stop
+      declining the second), each lifting at most n cultists (one per cult on that card, the
+      placer's own included), each then pushed or returned: 2 + 2n;
+    * pity: at most n - 1 players won no trick (someone won each of the 6), each places or
+      declines once, lifting at most n: (n - 1)(1 + n);
+    * Dagon: each ritual turns one card face down and pushes or returns the other cults' cultists
+      on it (the performer's are gone): at most n. A cult performs at most 2 rituals in one
+      ritual step (6 cultists form at most 2 lines of 3) and none again in that trick (its
+      cultists left the board, and Dagon pushes move only cultists on the board); a round goes on
+      only while every altar holds at most 2, so a cult performs at most 2 + 2 = 4 rituals in a
+      round: 4n rituals, 4n * n moves.
+    """
+    bound = TRICKS_PER_ROUND * (2 + 2 * n) + (n - 1) * (1 + n)
+    if dagon:
+        bound += MAX_RITUALS_PER_CULT_AND_ROUND * n * n
+    return bound
+
+
+def build_layout(n: int, num_actions: int, max_moves: int) -> ObservationLayout:
+    C, A, T, M = NUM_CARDS, NUM_AREAS, TRICKS_PER_ROUND, max_moves
     lay = ObservationLayout()
     lay.add("to_move", n, "one-hot, seat-relative (0 = me): who decides now")
     lay.add("phase", len(PHASES), f"one-hot decision being asked: {', '.join(PHASES)}")
@@ -74,6 +105,21 @@ def build_layout(n: int, num_actions: int) -> ObservationLayout:
     lay.add("flip_line", A, "the line of the ritual whose performer turns one card face down (Dagon)")
     lay.add("flips_pending", (n, A), "Dagon: the lines of every ritual whose card is still to be "
             "turned, by performer (seat-relative), the current one included")
+    lay.add("round_start_board", (A, n), "the board when this round was dealt: cultists of each cult on "
+            "each area card (seat-relative)")
+    lay.add("round_start_face_down", A, "area cards face down when this round was dealt (Dagon)")
+    lay.add("board_moves_who", (M, n), "every board move of this round in order, row i = the i-th "
+            "(rows after the last are 0): one-hot, who decided it (placer, pusher or Dagon performer; "
+            "seat-relative)")
+    lay.add("board_moves_kind", (M, len(MOVE_KINDS)), f"one-hot kind: {', '.join(MOVE_KINDS)} "
+            "(return: a pushed cultist with no free adjacent card goes back to its supply)")
+    lay.add("board_moves_cult", (M, n), "one-hot: the cult of the cultist placed, moved, pushed or "
+            "returned (seat-relative); 0 for flips and stops")
+    lay.add("board_moves_from", (M, A), "one-hot: the area card a moved, pushed or returned cultist left")
+    lay.add("board_moves_to", (M, A), "one-hot: the area card placed on, moved or pushed to, or flipped")
+    lay.add("board_moves_forced", M, "1 where the engine took the move (its only legal choice, or a return)")
+    lay.add("board_moves_part", M, "(trick + 1) / 7 of the trick the move belongs to; 1 for the pity "
+            "cultists (0: no move in this row)")
     lay.add("last_move", num_actions, "one-hot: the last decision a player was asked and took (action id); "
             "empty when it was another player's secret pass")
     lay.add("last_mover", n, "one-hot: who took that decision (seat-relative)")
@@ -104,6 +150,11 @@ class Encoder:
         self.push_cultist, self.push_from, self.to_push = o("push_cultist"), o("push_from"), o("to_push")
         self.move_target, self.flip_line, self.flips_pending = o("move_target"), o("flip_line"), o("flips_pending")
         self.last_move, self.last_mover, self.round = o("last_move"), o("last_mover"), o("round")
+        self.start_board, self.start_down = o("round_start_board"), o("round_start_face_down")
+        self.mv_who, self.mv_kind = o("board_moves_who"), o("board_moves_kind")
+        self.mv_cult = o("board_moves_cult")
+        self.mv_from, self.mv_to = o("board_moves_from"), o("board_moves_to")
+        self.mv_forced, self.mv_part = o("board_moves_forced"), o("board_moves_part")
         self.phase_index = {p: i for i, p in enumerate(PHASES)}
         self.rel = [[(p - me) % n for p in range(n)] for me in range(n)]
         # board_table[me][mask]: seat-relative indices of the cults whose bits are in mask
@@ -214,6 +265,15 @@ class Encoder:
                 ones += [o + rel[q] * NUM_AREAS + a for a in line]
             if s.phase == "flip_down":
                 ones += [self.flip_line + a for a in s.flip_queue[0][1]]
+        rs = s.round_start
+        o = self.start_board
+        for a, mask in enumerate(rs["board"]):
+            if mask:
+                ones += [o + a * n + r for r in table[mask]]
+        if any(rs["face_down"]):
+            ones += [self.start_down + a for a, d in enumerate(rs["face_down"]) if d]
+        if s.board_log:
+            self._encode_moves(s.board_log, rel, ones, vals, fracs)
         if s.last_move:
             mover, action = s.last_move
             add(self.last_mover + rel[mover])
@@ -231,3 +291,22 @@ class Encoder:
         buf[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
         buf[self.round] = s.round / self.max_rounds
         return buf
+
+    def _encode_moves(self, log, rel, ones, vals, fracs) -> None:
+        """The round's board moves, row i = the i-th (indices appended to ``ones`` / ``vals``)."""
+        n, A, K = self.n, NUM_AREAS, len(MOVE_KINDS)
+        who, kind, cult, src, dst = self.mv_who, self.mv_kind, self.mv_cult, self.mv_from, self.mv_to
+        add = ones.append
+        for i, (p, k, q, a, b, forced, part) in enumerate(log):
+            add(who + i * n + rel[p])
+            add(kind + i * K + k)
+            if q >= 0:
+                add(cult + i * n + rel[q])
+            if a >= 0:
+                add(src + i * A + a)
+            if b >= 0:
+                add(dst + i * A + b)
+            if forced:
+                add(self.mv_forced + i)
+            vals.append(self.mv_part + i)
+            fracs.append(PART_VALUE[part])

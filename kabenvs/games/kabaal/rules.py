@@ -80,7 +80,9 @@ from kabenvs.games.kabaal.board import (
 from kabenvs.games.kabaal.cards import (
     AREA, CARD_666, CARD_NAMES, COLOUR, NO_COLOUR, NUM_CARDS, RANK, VALUE, deck_for,
 )
-from kabenvs.games.kabaal.encoding import PHASES, TRICKS_PER_ROUND, Encoder, build_layout
+from kabenvs.games.kabaal.encoding import (
+    MOVE_KIND, PHASES, PITY_PART, TRICKS_PER_ROUND, Encoder, build_layout, max_board_moves,
+)
 
 HAND_SIZE = 8
 PASS_COUNT = 2
@@ -156,6 +158,7 @@ class KabaalGame(Game):
         last_push = cat.id("push", self.num_players - 1, NUM_AREAS - 1)
         assert last_push == self.push_base + self.num_players * NUM_AREAS - 1
         self.kind_of = [cat.kind(a) for a in range(cat.size)]
+        self.max_board_moves = max_board_moves(self.num_players, cfg.dagon)
         self.encoder = Encoder(self.layout, self.num_players, cfg.max_rounds, cat.range("pass_card"))
 
     def build_catalog(self) -> ActionCatalog:
@@ -187,7 +190,8 @@ class KabaalGame(Game):
         return cat
 
     def build_layout(self) -> ObservationLayout:
-        return build_layout(self.num_players, self.catalog.size)
+        moves = max_board_moves(self.num_players, self.config.dagon)
+        return build_layout(self.num_players, self.catalog.size, moves)
 
     def max_decisions(self) -> int:
         n = self.num_players
@@ -255,6 +259,9 @@ class KabaalState(State):
         self.after_push = "place"
         self.flip_queue: list[list] = []  # Dagon: [performer, line areas] per ritual
         self.pity_queue: list[int] = []
+        # every board move of this round in order (public): [who, kind, cult, from, to, forced,
+        # part] with kind an index of MOVE_KIND, -1 for "none", part the trick (PITY_PART: pity)
+        self.board_log: list[list[int]] = []
         self.phase = "pass"
         self.current_player = self.amulet
 
@@ -360,19 +367,32 @@ class KabaalState(State):
             self._reveal(action - g.face_up_base)
         elif kind == "push":
             q, b = divmod(action - g.push_base, NUM_AREAS)
+            self._log("push", q, self.push_queue[0][0], b, forced)
             self._push(q, b)
         elif kind == "place":
-            self._place(action - g.place_base)
+            self._place(action - g.place_base, forced)
         elif kind == "stop":
+            self._log("stop", -1, -1, -1, forced)
             self._next_push()
         elif kind == "move_from":
-            self._move_from(action - g.move_base)
+            src = action - g.move_base
+            self._log("move", self.actor, src, self.move_target, forced)
+            self._move_from(src)
         elif kind == "flip_up":
+            self._log("flip_up", -1, -1, action - g.flip_up_base, forced)
             self._flip_up(action - g.flip_up_base)
         elif kind == "flip_down":
+            self._log("flip_down", -1, -1, action - g.flip_down_base, forced)
             self._flip_down(action - g.flip_down_base)
         else:  # pragma: no cover - the catalog has no other kinds
             raise AssertionError(kind)
+
+    def _log(self, kind: str, cult: int, src: int, dst: int, forced: bool) -> None:
+        """Record a board move of this round (public; the observation shows the whole sequence).
+        ``who`` is the seat deciding it: the placer, the pusher or the Dagon performer."""
+        part = self.tricks_played if self.context == "trick" else PITY_PART
+        who = self.current_player if kind != "return" else self.pusher
+        self.board_log.append([who, MOVE_KIND[kind], cult, src, dst, int(forced), part])
 
     # passing
     def _choose_pass(self, k: int) -> None:
@@ -468,15 +488,16 @@ class KabaalState(State):
         self.phase = "place"
         self.current_player = self.actor
 
-    def _place(self, a: int) -> None:
+    def _place(self, a: int, forced: bool = False) -> None:
         self.placements_done += 1
         if self.context == "trick":
             self.place_colours.append(a // 4)
         p = self.actor
         if self.supply[p] == 0:
-            self.move_target = a
+            self.move_target = a  # logged as a move once the moving cultist is chosen
             self.phase = "move"
             return
+        self._log("place", p, -1, a, forced)
         self.supply[p] -= 1
         self._put(p, a)
 
@@ -511,6 +532,7 @@ class KabaalState(State):
                 self.current_player = self.pusher
                 return
             self.supply[q] += 1  # no adjacent card without its colour: back to its supply
+            self._log("return", q, a, -1, True)
             queue.pop(0)
         if self.after_push == "flip":
             self._next_flip()
@@ -743,6 +765,7 @@ class KabaalState(State):
         ):
             out.append("flip_queue: must be a list of [performer, line of area ids] pairs")
         int_list("pity_queue", self.pity_queue, 0, n - 1, max_len=n)
+        self._check_board_log(out, is_int)
         if type(self.last_move) is not list or self.last_move and not (
             len(self.last_move) == 2 and is_int(self.last_move[0], 0, n - 1)
             and is_int(self.last_move[1], 0, self.game.catalog.size - 1)
@@ -765,6 +788,21 @@ class KabaalState(State):
         if out:
             return out
         return self._check_decision()
+
+    def _check_board_log(self, out: list[str], is_int) -> None:
+        """``board_log``: at most ``max_board_moves`` entries [who, kind, cult, from, to, forced, part]."""
+        n, log, most = self.num_players, self.board_log, self.game.max_board_moves
+        if type(log) is not list or len(log) > most:
+            out.append(f"board_log: must be a list of at most {most} board moves")
+            return
+        ranges = ((0, n - 1), (0, len(MOVE_KIND) - 1), (-1, n - 1), (-1, NUM_AREAS - 1), (-1, NUM_AREAS - 1),
+                  (0, 1), (0, PITY_PART))
+        for i, e in enumerate(log):
+            if type(e) is not list or len(e) != len(ranges) or not all(
+                is_int(v, lo, hi) for v, (lo, hi) in zip(e, ranges)
+            ):
+                out.append(f"board_log[{i}]: must be [who, kind, cult, from, to, forced, part] in range")
+                return
 
     def _check_decision(self) -> list[str]:
         """The phase, the seat to move and what the decision reads from agree."""

@@ -80,6 +80,8 @@ def set_board(state: KabaalState, cultists: dict[int, list[str]], altar: list[in
         for name in names:
             state.board[area(name)] |= 1 << p
     state.supply = [6 - state.altar[p] - len(cultists.get(p, [])) for p in range(n)]
+    # the rigged board is this round's starting board (the observation shows it)
+    state.round_start.update(board=state.board[:], supply=state.supply[:], altar=state.altar[:])
     state.touch()
 
 

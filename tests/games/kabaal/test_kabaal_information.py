@@ -105,7 +105,8 @@ def test_observation_remembers_who_led_and_won_each_trick():
 
 def test_last_move_tells_apart_placements_a_ritual_wipes_out():
     """Two placements that each complete a line leave the same board once the ritual has removed
-    the cult's cultists; the seats still see which one was chosen (last_move)."""
+    the cult's cultists; the seats still see which one was chosen (the board-move record and
+    last_move)."""
     s = KabaalGame(num_players=3).new_state(0)
     deal(s, {RED: (["red 7"], []), BLUE: (["red 3"], []), BLACK: (["5+"], ["red"])}, leader=RED)
     # red 7/8 completes column 2 (yellow 3/4, red 7/8, purple 5/6); red 3/4 completes column 3
@@ -118,7 +119,7 @@ def test_last_move_tells_apart_placements_a_ritual_wipes_out():
     act(b, "place on red 3/4", RED)
     assert a.altar[RED] == b.altar[RED] == 1 and a.board == b.board
     for seat in (RED, BLUE, BLACK):
-        assert _differ(a, b, seat) == ["last_move"]
+        assert _differ(a, b, seat) == ["board_moves_to", "last_move"]
 
 
 # -- resampling: consistent with the seat's whole history ---------------------------------------
@@ -299,6 +300,8 @@ TAMPERINGS = [
     ("forced list out of step with plays", _deep(["forced", 0], [0] * 7), "forced[0]"),
     ("round record malformed", _deep(["round_start"], {"history": 0}), "round_start"),
     ("cultists not conserved", _deep(["altar", 1], 2), "supply[1]"),
+    ("board-move record malformed", _deep(["board_log"], [[0, 9, 0, -1, 3, 0, 0]]), "board_log[0]"),
+    ("board-move record too long", _deep(["board_log"], [[0, 0, 0, -1, 3, 0, 0]] * 57), "board_log"),
 ]
 
 
@@ -338,3 +341,16 @@ def test_untampered_saves_round_trip_over_whole_games():
             assert back.to_json() == s.to_json()
         s.apply(rnd.choice(s.legal_actions()))
     assert State.from_json(copy.deepcopy(s.to_dict())).to_json() == s.to_json()  # a dict save too
+
+
+def test_a_model_for_the_older_observation_is_refused():
+    """Models trained before the board-move record (1128 floats at 3 players) are refused with
+    the clear one-line error that names the observation size and asks for a retrain."""
+    from kabenvs.agents.safe_model import ModelLoadError, check_compatible, game_metadata
+
+    game = KabaalGame(num_players=3)
+    assert game.observation_size != 1128
+    old = game_metadata(game) | {"observation_size": 1128}
+    with pytest.raises(ModelLoadError, match="observation_size") as err:
+        check_compatible(old, game, "kab3_old")
+    assert "observation size 1128" in str(err.value) and "\n" not in str(err.value)
