@@ -238,7 +238,8 @@ class PlaySession:
             if self.moves:
                 last = self.moves[-1]
                 lines.append("How it ended:")
-                lines.append(f"  {self.who(last.player)}: {last.name}")
+                auto = " (the only legal choice, taken without asking)" if last.auto else ""
+                lines.append(f"  {self.who(last.player)}: {last.name}{auto}")
                 lines.extend(f"  {event}" for event in last.events_for(None))
             lines.append("Scores:")
             lines.extend(final_tables(state, [self.who(p) for p in range(n)]))
