@@ -168,3 +168,31 @@ def test_the_end_says_which_tie_break_decided():
 def test_tables_align_numbers_right_and_words_left():
     lines = format_table(["player", "score"], [["player 0", 7], ["player 10", 12]])
     assert lines == ["  player     score", "  ---------  -----", "  player 0       7", "  player 10     12"]
+
+
+def test_final_tables_show_per_player_facts_as_columns_and_leave_ids_out():
+    from kabenvs.play.view import final_tables
+
+    class _Done:
+        num_players = 2
+
+        def final_info(self):
+            return {"winners": [1], "scores": [3.0, 5.0], "rituals": [1, 3],
+                    "players": [{"score": 3, "tiles": 0, "rose": None, "cards": [4, 17]},
+                                {"score": 5, "tiles": 2, "rose": None, "cards": [2]}],
+                    "spots_per_colour": {"red": 2, "blue": 4}, "rounds": 7, "truncated": False,
+                    "hands": [[1, 2], [3]]}
+
+        def scores(self):
+            return [3.0, 5.0]
+
+        def returns(self):
+            return [-1.0, 1.0]
+
+    lines = final_tables(_Done(), ["player 0", "player 1"])
+    assert lines[0].split() == ["player", "score", "return", "rituals", "tiles"]
+    assert lines[2].split() == ["player", "0", "3", "-1", "1", "0"]
+    assert lines[3].split() == ["player", "1", "5", "+1", "3", "2"]
+    text = "\n".join(lines)
+    assert "spots per colour:" in text and "rounds: 7" in text and "truncated: no" in text
+    assert "[" not in text and "{" not in text and "17" not in text  # card ids and raw lists stay out
