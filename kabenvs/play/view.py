@@ -124,7 +124,8 @@ def final_tables(state: State, names: list[str]) -> list[str]:
             fields = [k for k in value[0] if all(_showable(v.get(k)) for v in value)]
             for k in fields:
                 _column(headers, columns, k, [v.get(k) for v in value])
-        elif isinstance(value, dict) and value and all(_showable(v) and not isinstance(v, list) for v in value.values()):
+        elif isinstance(value, dict) and value and all(
+                _showable(v) and not isinstance(v, list) for v in value.values()):
             extra.append(f"{_title(key)}:")
             extra.extend(format_table(list(value), [list(value.values())], indent="    "))
         elif _showable(value) and not isinstance(value, list):

@@ -28,7 +28,8 @@ from tests.play.helpers import run_cli
 @dataclasses.dataclass(frozen=True)
 class _ChoiceConfig(GameConfig):
     num_players: int = 2
-    by: str = "card"  # "card": player 1 has one option when its secret card is 0; "public": when player 0 stays
+    # "card": player 1 has one option when its secret card is 0; "public": when player 0 stays
+    by: str = "card"
     PLAYER_COUNTS: ClassVar[tuple[int, ...]] = (2,)
 
 
@@ -150,7 +151,8 @@ def test_the_end_says_which_tie_break_decided():
     game = game_class("kabaleo_v0")(num_players=2)
     s = game.new_state(0)
     # orange (player 1) and green (player 0) end on 4 spots each; orange tops more covered stacks
-    board = [[O]] * 2 + [[B]] + [[B, O]] + [[G]] * 3 + [[P, G]] + [[O, B]] * 2 + [[G, P]] + [[B]] * 2 + [[P]] * 3
+    board = ([[O]] * 2 + [[B]] + [[B, O]] + [[G]] * 3 + [[P, G]] + [[O, B]] * 2 + [[G, P]]
+             + [[B]] * 2 + [[P]] * 3)
     s.spots = [list(x) for x in board]
     s.stock = [[0, 0, 0, 0], [1, 0, 0, 0]]
     s.targets = [G, O]
