@@ -210,8 +210,8 @@ class PlaySession:
             for _ in range(SECRET_PROBES):
                 try:
                     world = state.resample_hidden(q, rng)
-                except NotImplementedError:
-                    return True  # cannot tell: keep the secret
+                except Exception:  # a game without resampling (or a position it cannot resample)
+                    return True  # cannot tell: keep the secret, ask
                 if len(world.legal_actions()) != 1:
                     return True
         return False
