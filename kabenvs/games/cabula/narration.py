@@ -59,7 +59,9 @@ def _trace(before: "CabulaState", action: int) -> tuple["CabulaState", list[tupl
     # before the turn's own events (the delayed double-star win comes at its start)
     wrap("_start_turn", pre=lambda p: ev(("turn", p, s.turn_count + 1,
                                           s.turn_count >= s.game.config.max_turns)))
-    wrap("_draw", post=lambda c, _, p: ev(("draw", p, c)))
+    # a deck that runs out is rebuilt inside the draw, after the card is taken: tell the draw first
+    wrap("_draw", pre=lambda p: (len(events), bool(s.deck)),
+         post=lambda c, at, p: events.insert(at[0], ("draw", p, c)) if at[1] else ev(("draw", p, c)))
     wrap("_reshuffle", pre=lambda: ev(("reshuffle", sum(s.discard))))
     # the curse frame a wand answer pops is the top of the stack when the decision is made
     wrap("_curse_hits", pre=lambda p, c: ev(("curse", p, c, list(s.display[p]), before.stack[-1].get("by"))))
