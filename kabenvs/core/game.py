@@ -351,7 +351,8 @@ class State:
     def table_view(self, seat: int | None) -> dict[str, Any]:
         """The table as ``seat`` sees it now, as JSON-safe data for drawing (``seat`` None: all).
 
-        Always has "game" (env id), "num_players", "seat", "current_player", "decision" (text),
+        Always has "game" (env id), "num_players", "seat", "current_player", "decision" (text:
+        ``decision()`` for the deciding seat and for None, else only whose turn it is),
         "terminal", "winners" (a list once the game is over, else None), "scores" (the final
         scores once over, else None: a game shows running public scores in its own keys) and
         "text" (``render(seat)``). A game adds its own keys in
@@ -366,7 +367,9 @@ class State:
             "num_players": self.num_players,
             "seat": seat,
             "current_player": self.current_player,
-            "decision": self.decision(),
+            # decision() may name the decider's secret (Barakka: the card in hand): the others
+            # read only whose turn it is, unless the game's table view says more
+            "decision": self.decision() if seat is None or seat == self.current_player else State.decision(self),
             "terminal": over,
             "winners": (_plain_list(self.winners()) if not self.truncated else []) if over else None,
             "scores": _plain_list(self.scores()) if over else None,
