@@ -312,7 +312,10 @@ def _decision_lines(s: "AlakazumState", before: "AlakazumState", action: int, se
     kind = s.game.kind_of[action]
     move = s.game.move_of[action]
     out = []
-    if k == "voodoo_window" and kind == "voodoo":
+    if k == "pick_initial_character" and not s.display and len(before.display) > 1:
+        left = [c for c in before.display if c != cs.characters[move[0]]]
+        out.append(f"nobody chose {_names(s, left)}: they go to the forest graveyard")
+    elif k == "voodoo_window" and kind == "voodoo":
         out.append(f"player {p} cancels player {pend['actor']}'s {_announcement(s, pend['ann'])} with a "
                    "voodoo doll (the doll goes back to the box)")
     elif k == "training_target":

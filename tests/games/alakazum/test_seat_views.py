@@ -214,3 +214,14 @@ def test_santa_claus_die_recipient_is_remembered():
     step(one, "to the player 1 seat(s) to the left")
     step(two, "to the player 2 seat(s) to the left")
     assert not np.array_equal(one.observation(0), two.observation(0))
+
+
+def test_the_last_pick_sends_the_unchosen_characters_to_the_graveyard():
+    s = AlakazumGame(num_players=2).new_state(3)
+    first = s.current_player
+    step(s, "character Moura")
+    before, a = step(s, "character Olentzero")
+    lines = s.narrate(before, a, first)
+    assert lines[:3] == [f"player {1 - first}: character Olentzero",
+                         "nobody chose Senyor Pirotècnic, Tió de Nadal, Penitente: they go to the forest graveyard",
+                         f"turn 1: player {first}'s turn"]
