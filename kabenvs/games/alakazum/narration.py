@@ -177,7 +177,8 @@ def _event_lines(s: "AlakazumState", e: tuple, seat: int | None, old_levels: lis
         cb = e[1]
         side_a = _char(s, cb["fighter"]) + (f" helped by {name(cb['helper'])}" if cb["helper"] >= 0 else "")
         side_d = _char(s, cb["target"]) + (f" helped by {name(cb['dh'])}" if cb["dh"] >= 0 else "")
-        return [f"combat: {side_a}: {cb['ab']} combat points, against {side_d}: {cb['db']}"]
+        points = "combat point" if cb["ab"] == 1 else "combat points"
+        return [f"combat: {side_a}: {cb['ab']} {points}, against {side_d}: {cb['db']}"]
     if kind == "hypnosis_roll":
         _, roll, cb, levels = e
         a, d = _totals(s, cb)
