@@ -223,5 +223,45 @@ def test_the_last_pick_sends_the_unchosen_characters_to_the_graveyard():
     before, a = step(s, "character Olentzero")
     lines = s.narrate(before, a, first)
     assert lines[:3] == [f"player {1 - first}: character Olentzero",
-                         "nobody chose Senyor Pirotècnic, Tió de Nadal, Penitente: they go to the forest graveyard",
+                         "nobody chose Senyor Pirotècnic, Tió de Nadal, Penitente: they go to the forest "
+                         "graveyard",
                          f"turn 1: player {first}'s turn"]
+
+
+def test_ana_against_pep_narrated_and_drawn():
+    """The rulebook's Ana-vs-Pep fight, as the narration and the table view tell it."""
+    t = Table(2)
+    t.arrange(teams={0: [("Penitente", 1), ("Moura", 0)], 1: [("Dolçainer", 0), ("Olentzero", 0)]},
+              hands={0: ["Double potion", "Combat potion +1"],
+                     1: ["Double potion", "Combat potion +2", "Die potion +1"]})
+    s = t.at_action(0)
+    before, a = step(s, "fight and hypnotise")
+    before, a = step(s, "character Dolçainer")
+    assert s.narrate(before, a, 1) == ["player 0: character Dolçainer",
+                                       "player 0 attacks player 1's Dolçainer [A]"]
+    before, a = step(s, "character Penitente")
+    assert s.narrate(before, a, 1) == [
+        "player 0: character Penitente", "combat: Penitente [B]: 1 combat point, against Dolçainer [A]: 1"]
+    for name in ("play Double potion on combat", "play Double potion on combat", "play Combat potion +1"):
+        step(s, name)
+    before, a = step(s, "play Combat potion +2")
+    assert s.narrate(before, a, 0) == ["player 1: play Combat potion +2",
+                                       "combat points now 3 (player 0) against 4"]
+    view = s.table_view(0)["combat"]
+    assert (view["attacker_total"], view["defender_total"]) == (3, 4)
+    assert [(p["card"], p["by"]) for p in view["potions"]] == [
+        ("Double potion", 0), ("Double potion", 1), ("Combat potion +1", 0), ("Combat potion +2", 1)]
+    step(s, "pass")
+    dice(s, [1])
+    before, a = step(s, "pass")
+    assert s.narrate(before, a, 0) == [
+        "player 1: pass",
+        "Dolçainer wins the combat (4 against 3) and rises to level B",
+        "player 1 rolls 1 to hypnotise Penitente (resistance 1)"]
+    assert s.table_view(0)["combat"]["roll"] == 1 and s.table_view(0)["combat"]["winner"] == 1
+    step(s, "play Die potion +1")
+    before, a = step(s, "pass")  # Ana does not steal it
+    assert s.narrate(before, a, 1) == [
+        "player 0: pass",
+        "player 1 hypnotises player 0's Penitente (die 2 against resistance 1): it joins their team at its "
+        "level"]
