@@ -49,6 +49,19 @@ def player_name(seat: int) -> str:
     return f"player {seat}"
 
 
+def winners_line(state: "State") -> str:
+    """The end of a game in words ("winner: player 1", "winners: player 0 and player 2"), for
+    renders and screens: never a raw list."""
+    if state.truncated:
+        return "no winner (the game was cut short)"
+    won = [player_name(int(p)) for p in state.winners()]
+    if not won:
+        return "no winner"
+    if len(won) == 1:
+        return f"winner: {won[0]}"
+    return "winners: " + ", ".join(won[:-1]) + " and " + won[-1]
+
+
 def move_line(before: "State", action: int, seat: int | None) -> str:
     """The first event of a narration: who moved and the move as ``seat`` saw it."""
     return f"{player_name(before.current_player)}: {before.action_name_for(action, seat)}"

@@ -68,7 +68,7 @@ import numpy as np
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
 from kabenvs.core.errors import ConfigError
-from kabenvs.core.game import Game, State, as_generator
+from kabenvs.core.game import Game, State, as_generator, player_name, winners_line
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.barakka import encoding
 from kabenvs.games.barakka.data import (
@@ -615,7 +615,8 @@ class BarakkaState(State):
         if g.karim:
             out.append(f"Desert Rose: {'supply' if self.rose < 0 else f'player {self.rose}'}")
         if self.current_player is None:
-            out.append(f"scores: {self.scores()}  winners: {self.winners()}")
+            scores = ", ".join(f"{player_name(p)} {sc:g}" for p, sc in enumerate(self.scores()))
+            out.append(f"scores: {scores}; {winners_line(self)}")
         return "\n".join(out)
 
     # -- bookkeeping ------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ import numpy as np
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
 from kabenvs.core.errors import IllegalActionError
-from kabenvs.core.game import Game, State, as_generator, copy_generator
+from kabenvs.core.game import Game, State, as_generator, copy_generator, winners_line
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.kabaal.board import (
     AREA_CARDS,
@@ -1117,7 +1117,7 @@ class KabaalState(State):
             plays = zip(self.trick_seats, self.trick_cards)
             lines.append("  trick: " + ", ".join(f"p{seat} {CARD_NAMES[k]}" for seat, k in plays))
         if self.current_player is None:
-            lines.append(f"  winners: {self.winners()}" + (" (truncated)" if self.truncated else ""))
+            lines.append(f"  {winners_line(self)}")
         return "\n".join(lines)
 
     def clone(self) -> "KabaalState":

@@ -28,7 +28,7 @@ import numpy as np
 
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
-from kabenvs.core.game import Game, State, as_generator
+from kabenvs.core.game import Game, State, as_generator, player_name, winners_line
 from kabenvs.core.observation import ObservationLayout
 
 import dataclasses
@@ -623,7 +623,8 @@ class KabaleoState(State):
         counts = self.colour_counts()["spots"]
         lines.append("  spots per colour: " + ", ".join(f"{COLOURS[c]} {k}" for c, k in enumerate(counts)))
         if self.current_player is None:
-            lines.append(f"  winners: {self.winners()} (targets {[COLOURS[c] for c in self.targets]})")
+            targets = ", ".join(f"{player_name(p)} {COLOURS[c]}" for p, c in enumerate(self.targets))
+            lines.append(f"  {winners_line(self)} (colours: {targets})")
         return "\n".join(lines)
 
     def clone(self) -> "KabaleoState":
