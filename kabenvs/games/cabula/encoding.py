@@ -2,8 +2,9 @@
 
 Both read the same things: the seat's own hand, the public table (displays, hand sizes, discard
 pile, deck size, the pending decision) and the seat's certain knowledge kept by the rules engine
-(``known_cards(me, other)``: cards it is sure another hand holds; ``deck_floor``/``deck_cap``: what it is
-sure the deck holds at least / at most). ``resample_hidden`` lives in resample.py.
+(``known_cards(me, other)``: cards it is sure another hand holds; ``groups``: cards of which some
+surely remain there; ``fresh``: its cards drawn from the rebuilt deck; ``deck_floor``/``deck_cap``:
+what it is sure the deck holds at least / at most; knowledge.py). ``resample_hidden`` lives in resample.py.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kabenvs.games.cabula.cards import NUM_TYPES
+from kabenvs.games.cabula.cards import ATTACK_KINDS, NUM_TYPES
 
 if TYPE_CHECKING:
     from kabenvs.games.cabula.rules import CabulaState
@@ -40,7 +41,9 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
             put_i(i + c)
             put_v(k * 0.2)
     hs, dp, st, kh = o["hand_size"], o["displayed"], o["star_total"], o["known_hands"]
-    known = state.known
+    mh, mc, fr = o["maybe_hands"], o["maybe_count"], o["fresh"]
+    am, amo, NK = o["attack_made"], o["attack_made_on"], len(ATTACK_KINDS)
+    known, groups, fresh = state.known, state.groups, state.fresh
     row0 = me * n
     for p in range(n):
         r = (p - me) % n
@@ -60,6 +63,23 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
                     if k:
                         put_i(base + c)
                         put_v(k * 0.2)
+            grp = groups[row0 + p]
+            if grp is not None:
+                base = mh + r * (T + 1)
+                for c in range(T + 1):
+                    if grp[c]:
+                        put_i(base + c)
+                        put_v(grp[c] * 0.2)
+                put_i(mc + r)
+                put_v(grp[T + 1] * 0.2)
+            f = fresh[row0 + p]
+            if f:
+                put_i(fr + r)
+                put_v(f * 0.2)
+        made = state.attacks[p]
+        if made is not None:
+            idx += (am + r * NK + made[0], amo + r * n + (made[1] - me) % n)
+            val += (1.0, 1.0)
     for block, counts in (("discard", state.discard), ("deck_floor", state.deck_floor[me])):
         i = o[block]
         for c, k in enumerate(counts):
