@@ -169,16 +169,19 @@ def problems(s: "CabulaState") -> list[str]:
                 continue
             hand = s.hands[p]
             kn = s.known[i] or [0] * NUM_TYPES
-            rest = len_rest = sum(hand) - sum(kn)
+            rest = sum(hand) - sum(kn)  # cards of p's hand v has no certain claim on
             if g is not None:
                 r = g[R]
                 held = sum(min(hand[c] - kn[c], g[c]) for c in range(NUM_TYPES))
-                if not 1 <= r < sum(g[:R]) or r > len_rest or held < r - g[WILD] or not any(g[:WILD]):
-                    out.append(f"groups[{i}]: player {v}'s group {g} does not hold for player {p}'s hand {hand}")
+                if not 1 <= r < sum(g[:R]) or r > rest or held < r - g[WILD] or not any(g[:WILD]):
+                    out.append(f"groups[{i}]: player {v}'s group {g} does not hold for player {p}'s "
+                               f"hand {hand}")
                 rest -= r
             if f and (f > rest or not s.deck_cap_known):
-                out.append(f"fresh[{i}]: {f} fresh cards, but only {rest} unplaced cards in player {p}'s hand")
+                out.append(f"fresh[{i}]: {f} fresh cards, but only {rest} unplaced cards in player "
+                           f"{p}'s hand")
             owed += f
         if s.deck_cap_known and owed > sum(s.deck_cap[v]) - deck_size:
-            out.append(f"fresh: player {v} counts {owed} cards drawn from the rebuilt deck, more than it lost")
+            out.append(f"fresh: player {v} counts {owed} cards drawn from the rebuilt deck, more than "
+                       "it lost")
     return out

@@ -57,13 +57,13 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
 13. Limits: ``max_turns`` turns (default 500) end the game by truncation; as a safety net a game
     also truncates after ``max_decisions()`` decisions (never reached in practice).
 14. Information state: own hand; every player's displayed stars and hand size; the discard pile;
-    the deck size; certain lower bounds on other hands (cards seen with two crystal balls, stars
-    returned by a cauldron, cards a player took from me) and on the deck (curses; after a
-    reshuffle the reshuffled pile) plus, after a reshuffle, an upper bound on the deck. These are
-    kept as counts of what the seat knows for sure and updated on every public or private event.
-    The last main decision (who, pass or which card and how many), the last attack (card, count,
-    attacker, victim; a curse turned with two wands counts) and who
-    turned a pending curse are public and in the observation. The card taken with two crystal
+    the deck size; per other hand the cards the seat is sure of (seen with two crystal balls,
+    returned by a cauldron, taken from the seat), one group "r of these cards are still there"
+    (after a card left unseen) and the cards drawn unseen from the rebuilt deck; the rebuilt
+    deck's contents less what the seat saw leave it (knowledge.py, updated on every public or
+    private event). The last main decision (who, pass or which card and how many), the last attack
+    (card, count, attacker, victim; a curse turned with two wands counts), the last attack each
+    player made (kind, victim) and who turned a pending curse are public and in the observation. The card taken with two crystal
     balls reads as hidden to every seat but the taker and the victim.
 15. Rewards: the winner +1, every other player -1; truncation 0 for all.
 """
@@ -252,7 +252,8 @@ class CabulaGame(Game):
         lay.add("last_victim", n, "one-hot, seat-relative: whom the last attack targeted")
         lay.add("attack_made", (n, len(C.ATTACK_KINDS)),
                 "one-hot per player: the kind of the last attack they made: " + ", ".join(C.ATTACK_KINDS))
-        lay.add("attack_made_on", (n, n), "one-hot per player: whom their last attack targeted (seat-relative)")
+        lay.add("attack_made_on", (n, n),
+                "one-hot per player: whom their last attack targeted (seat-relative)")
         lay.add("last_play_card", T + 1,
                 "one-hot: the last main decision: the card played (last entry: pass)")
         lay.add("last_play_count", 4, "one-hot: how many cards it played (1-4)")
@@ -891,8 +892,8 @@ class CabulaState(State):
                           and 0 <= x[0] < len(C.ATTACK_KINDS) and self._seat(x[1]))
             for x in at
         ):
-            bad(f"attacks: must hold per player null or [attack kind 0-{len(C.ATTACK_KINDS) - 1}, victim seat], "
-                f"got {str(at)[:80]}")
+            bad(f"attacks: must hold per player null or [attack kind 0-{len(C.ATTACK_KINDS) - 1}, "
+                f"victim seat], got {str(at)[:80]}")
         per_player("deck_floor", self.deck_floor)
         per_player("deck_cap", self.deck_cap)
         if not isinstance(self.deck_cap_known, bool):
