@@ -831,6 +831,11 @@ class CabulaState(State):
                 held = ", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.hands[p]) if k)
             else:
                 seen = ", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.known_cards(player, p)) if k)
+                grp = self.maybe_group(player, p)
+                if grp is not None:
+                    cards = [f"{k} {SINGULAR[c]}" for c, k in enumerate(grp[:NUM_TYPES]) if k]
+                    cards += [f"{grp[KN.WILD]} unknown"] if grp[KN.WILD] else []
+                    seen += ("; " if seen else "") + f"{grp[KN.R]} of {{{', '.join(cards)}}}"
                 held = f"{self.hand_size(p)} cards" + (f" (known: {seen})" if seen else "")
             lines.append(
                 f"  player {p}: stars {d[0]} + double {d[1]} = {self.total(p)}; hand: {held or 'empty'}"
