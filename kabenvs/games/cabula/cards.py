@@ -69,3 +69,20 @@ def composition(counts: dict[str, int], num_players: int) -> list[int]:
     for c, key in enumerate(KEYS):
         comp[c] = num_players if c == DOUBLE else counts[key]
     return comp
+
+
+# Kinds of attack in the per-player record of the last attack each player made (the monster's
+# kind is left out: it changes no effect, and the discard pile shows it while it matters).
+ATTACK_KINDS = ("prank", "robbery", "chaos", "crystal ball", "2 crystal balls", "cauldron", "2 cauldrons",
+                "turned Thieving Witch", "turned Necromancy", "turned Skull")
+
+
+def attack_kind(card: int, cnt: int) -> int:
+    """Index in ATTACK_KINDS of ``cnt`` cards ``card`` played at a victim (a curse: turned)."""
+    if card in MONSTERS:
+        return cnt - 2
+    if card == BALL:
+        return 2 + cnt
+    if card == CAULDRON:
+        return 4 + cnt
+    return 7 + CURSES.index(card)

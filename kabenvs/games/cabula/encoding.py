@@ -2,8 +2,9 @@
 
 Both read the same things: the seat's own hand, the public table (displays, hand sizes, discard
 pile, deck size, the pending decision) and the seat's certain knowledge kept by the rules engine
-(``known_cards(me, other)``: cards it is sure another hand holds; ``deck_floor``/``deck_cap``: what it is
-sure the deck holds at least / at most). ``resample_hidden`` lives in resample.py.
+(``known_cards(me, other)``: cards it is sure another hand holds; ``groups``: cards of which some
+surely remain there; ``fresh``: its cards drawn from the rebuilt deck; ``deck_floor``/``deck_cap``:
+what it is sure the deck holds at least / at most; knowledge.py). ``resample_hidden`` lives in resample.py.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kabenvs.games.cabula.cards import NUM_TYPES
+from kabenvs.games.cabula.cards import ATTACK_KINDS, NUM_TYPES
 
 if TYPE_CHECKING:
     from kabenvs.games.cabula.rules import CabulaState
 
 _DECISION_INDEX = {"main": 0, "target": 1, "respond": 2, "redirect": 3, "star": 4, "necro": 5, "take": 6}
+_GROUP_COLUMNS = range(NUM_TYPES + 1)  # a group row: counts per type, then unknown cards
 _REASON_INDEX = {"witch": 0, "prank": 1, "rob": 2, "chaos_lose": 3, "chaos_give": 4, "cauldron": 5}
 
 
@@ -52,14 +54,41 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
         if d0 or d1:
             idx += (dp + 2 * r, dp + 2 * r + 1, st + r)
             val += (d0 * 0.2, d1 * 0.2, (d0 + 2 * d1) * 0.2)
-        if p != me:
-            kn = known[row0 + p]
-            if kn is not None:
-                base = kh + r * T
-                for c, k in enumerate(kn):
-                    if k:
+        kn = known[row0 + p]
+        if kn is not None:  # never for p == me
+            base = kh + r * T
+            for c, k in enumerate(kn):
+                if k:
+                    put_i(base + c)
+                    put_v(k * 0.2)
+    # Groups and fresh cards are rarer: a scan of the whole table (C speed) skips them at once.
+    groups = state.groups
+    if groups.count(None) != n * n:
+        mh, mc = o["maybe_hands"], o["maybe_count"]
+        for p in range(n):
+            grp = groups[row0 + p]
+            if grp is not None:
+                r = (p - me) % n
+                base = mh + r * (T + 1)
+                for c in _GROUP_COLUMNS:
+                    if grp[c]:
                         put_i(base + c)
-                        put_v(k * 0.2)
+                        put_v(grp[c] * 0.2)
+                put_i(mc + r)
+                put_v(grp[T + 1] * 0.2)
+    fresh = state.fresh
+    if any(fresh):
+        fr = o["fresh"]
+        for p in range(n):
+            if fresh[row0 + p]:
+                put_i(fr + (p - me) % n)
+                put_v(fresh[row0 + p] * 0.2)
+    am, amo, nk = o["attack_made"], o["attack_made_on"], len(ATTACK_KINDS)
+    for p, made in enumerate(state.attacks):
+        if made is not None:
+            r = (p - me) % n
+            idx += (am + r * nk + made[0], amo + r * n + (made[1] - me) % n)
+            val += (1.0, 1.0)
     for block, counts in (("discard", state.discard), ("deck_floor", state.deck_floor[me])):
         i = o[block]
         for c, k in enumerate(counts):

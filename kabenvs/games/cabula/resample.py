@@ -117,7 +117,8 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     for d in truth.display:
         pool[0] -= d[0]
         pool[1] -= d[1]
-    knew = any(truth.known[me * n + q] is not None for q in others) or truth.deck_cap_known or any(
+    knew = any(truth.known[me * n + q] is not None or truth.groups[me * n + q] is not None for q in others)
+    knew = knew or truth.deck_cap_known or any(
         truth.deck_floor[me][c] != (pool[c] if IS_CURSE[c] else 0) for c in range(NUM_TYPES))
     if knew:  # a rigged start the seat already knew things about: hands and deck kept apart
         held = [0] * NUM_TYPES
@@ -215,7 +216,11 @@ def _clamp_others_knowledge(fields: dict, me: int, n: int) -> None:
     known = fields["known"]
     for i, kn in enumerate(known):
         v, p = divmod(i, n)
-        if v == me or kn is None:
+        if v == me:
+            continue
+        fields["groups"][i] = None  # dropping a claim keeps it sound in any world
+        fields["fresh"][i] = 0
+        if kn is None:
             continue
         row = [min(k, h) for k, h in zip(kn, hands[p])]
         known[i] = row if any(row) else None

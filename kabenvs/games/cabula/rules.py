@@ -57,13 +57,13 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
 13. Limits: ``max_turns`` turns (default 500) end the game by truncation; as a safety net a game
     also truncates after ``max_decisions()`` decisions (never reached in practice).
 14. Information state: own hand; every player's displayed stars and hand size; the discard pile;
-    the deck size; certain lower bounds on other hands (cards seen with two crystal balls, stars
-    returned by a cauldron, cards a player took from me) and on the deck (curses; after a
-    reshuffle the reshuffled pile) plus, after a reshuffle, an upper bound on the deck. These are
-    kept as counts of what the seat knows for sure and updated on every public or private event.
-    The last main decision (who, pass or which card and how many), the last attack (card, count,
-    attacker, victim; a curse turned with two wands counts) and who
-    turned a pending curse are public and in the observation. The card taken with two crystal
+    the deck size; per other hand the cards the seat is sure of (seen with two crystal balls,
+    returned by a cauldron, taken from the seat), one group "r of these cards are still there"
+    (after a card left unseen) and the cards drawn unseen from the rebuilt deck; the rebuilt
+    deck's contents less what the seat saw leave it (knowledge.py, updated on every public or
+    private event). The last main decision (who, pass or which card and how many), the last attack
+    (card, count, attacker, victim; a curse turned with two wands counts), the last attack each
+    player made (kind, victim) and who turned a pending curse are public and in the observation. The card taken with two crystal
     balls reads as hidden to every seat but the taker and the victim.
 15. Rewards: the winner +1, every other player -1; truncation 0 for all.
 """
@@ -81,6 +81,7 @@ from kabenvs.core.config import GameConfig
 from kabenvs.core.game import Game, State, as_generator
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.cabula import cards as C
+from kabenvs.games.cabula import knowledge as KN
 from kabenvs.games.cabula.encoding import encode
 from kabenvs.games.cabula.resample import resample
 from kabenvs.games.cabula.cards import (
@@ -224,6 +225,10 @@ class CabulaGame(Game):
         lay.add("displayed", (n, 2), "displayed stars and double stars of each player / 5")
         lay.add("star_total", n, "displayed total (double = 2) of each player / 5")
         lay.add("known_hands", (n, T), "cards I know for sure are in each other hand / 5 (row 0 unused)")
+        lay.add("maybe_hands", (n, T + 1), "per other hand, my group of cards of which some surely remain: "
+                "count per type, then unknown cards, / 5 (row 0 unused)")
+        lay.add("maybe_count", n, "how many cards of that group surely remain in that hand / 5")
+        lay.add("fresh", n, "per other hand: cards I know it drew unseen from the current rebuilt deck / 5")
         lay.add("discard", T, "discard pile: count of each type / that type's count in the deck")
         lay.add("deck_size", 1, "cards in the deck / all cards")
         lay.add("deck_floor", T, "cards I know for sure are in the deck, per type / that type's count")
@@ -245,6 +250,10 @@ class CabulaGame(Game):
         lay.add("last_attack_count", 4, "one-hot: how many cards that attack played (2 for a turned curse)")
         lay.add("last_attacker", n, "one-hot, seat-relative: who made the last attack")
         lay.add("last_victim", n, "one-hot, seat-relative: whom the last attack targeted")
+        lay.add("attack_made", (n, len(C.ATTACK_KINDS)),
+                "one-hot per player: the kind of the last attack they made: " + ", ".join(C.ATTACK_KINDS))
+        lay.add("attack_made_on", (n, n),
+                "one-hot per player: whom their last attack targeted (seat-relative)")
         lay.add("last_play_card", T + 1,
                 "one-hot: the last main decision: the card played (last entry: pass)")
         lay.add("last_play_count", 4, "one-hot: how many cards it played (1-4)")
@@ -289,6 +298,10 @@ class CabulaState(State):
         # known[v * n + p]: the cards v is sure p's hand holds (None: nothing; kept sparse because
         # it is mostly empty and JSON round trips of the state are frequent)
         s.known = [None] * (n * n)
+        # groups[v * n + p]: v's one disjunctive group about p's hand; fresh[v * n + p]: p's cards v
+        # knows came from the current rebuilt deck (knowledge.py)
+        s.groups = [None] * (n * n)
+        s.fresh = [0] * (n * n)
         floor = [0] * NUM_TYPES
         for c in C.CURSES:  # hands never hold curses, so every curse is known to be in the deck
             floor[c] = game.composition[c]
@@ -300,6 +313,7 @@ class CabulaState(State):
         s.turn_count = 0
         s.winner = None
         s.last_attack = None  # [card, count, attacker, victim] of the last attack (public)
+        s.attacks = [None] * n  # per player: [attack kind, victim] of the last attack they made
         # [player, card (-1: pass), count] of the last main decision (public). Without it a play
         # whose card went straight back into a rebuilt deck could look like a pass afterwards.
         s.last_play = None
@@ -340,9 +354,9 @@ class CabulaState(State):
 
     def _discard_from_hand(self, p: int, c: int, k: int = 1) -> None:
         """A public play or discard: everyone sees ``k`` cards of type ``c`` leave ``p``'s hand."""
+        self._forget_public(p, c, k)
         self.hands[p][c] -= k
         self.discard[c] += k
-        self._forget_public(p, c, k)
         if self._log is not None:
             self._log.append(("out", p, c, k))
 
@@ -351,53 +365,38 @@ class CabulaState(State):
         kn = self.known[v * self.num_players + p]
         return kn[:] if kn is not None else [0] * NUM_TYPES
 
-    def _known_row(self, v: int, p: int) -> list[int]:
-        i = v * self.num_players + p
-        kn = self.known[i]
-        if kn is None:
-            kn = self.known[i] = [0] * NUM_TYPES
-        return kn
+    def maybe_group(self, v: int, p: int) -> list[int] | None:
+        """``v``'s group about ``p``'s hand: counts per type, unknown cards, survivors (a copy)."""
+        g = self.groups[v * self.num_players + p]
+        return g[:] if g is not None else None
 
     def _forget_public(self, p: int, c: int, k: int) -> None:
-        known = self.known
+        """Everyone sees ``k`` cards ``c`` leave ``p``'s hand (called before they leave)."""
+        known, groups, fresh = self.known, self.groups, self.fresh
         n = self.num_players
+        size = -1
         for i in range(p, n * n, n):  # every viewer's row about p
-            kn = known[i]
-            if kn is not None and kn[c]:
-                kn[c] = max(0, kn[c] - k)
-                if not any(kn):
-                    known[i] = None
-
-    def _forget_hidden(self, p: int, skip: tuple[int, ...]) -> None:
-        """``p`` lost an unseen card: any type the others were sure of may have been it."""
-        known = self.known
-        n = self.num_players
-        for v in range(n):
-            i = v * n + p
-            kn = known[i]
-            if v in skip or kn is None:
-                continue
-            for c in range(NUM_TYPES):
-                if kn[c]:
-                    kn[c] -= 1
-            if not any(kn):
-                known[i] = None
+            if known[i] is None and groups[i] is None and not fresh[i]:
+                continue  # the hot path: nothing known
+            if size < 0:
+                size = sum(self.hands[p])
+            for j in range(k):
+                KN.seen_leave(self, i // n, p, c, size - j)
 
     def _move_hidden_card(self, victim: int, taker: int, c: int, chosen: bool) -> None:
         """A crystal ball moved one card ``c`` from ``victim``'s hand to ``taker``'s (``chosen``:
         picked after two balls; else drawn at random with one)."""
         if self._log is not None:
             self._log.append(("move", victim, taker, c, chosen))
+        size = sum(self.hands[victim])
+        for v in range(self.num_players):
+            if v == taker:
+                KN.seen_leave(self, v, victim, c, size)
+            elif v != victim:
+                KN.unseen_leave(self, v, victim, size)
+        KN.plain_gain(self, victim, taker, c)  # the victim saw which card left their hand
         self.hands[victim][c] -= 1
         self.hands[taker][c] += 1
-        self._forget_hidden(victim, (victim, taker))
-        i = taker * self.num_players + victim
-        kt = self.known[i]
-        if kt is not None and kt[c]:
-            kt[c] -= 1
-            if not any(kt):
-                self.known[i] = None
-        self._known_row(victim, taker)[c] += 1  # the victim saw which card left their hand
 
     def _draw(self, p: int) -> int | None:
         """Draw the top card for ``p`` (reshuffling if needed); None when deck and discard are empty."""
@@ -409,6 +408,8 @@ class CabulaState(State):
         c = deck.pop()
         if self._log is not None:
             self._log.append(("draw", p, c))
+        if self.deck_cap_known and not IS_CURSE[c]:
+            KN.unseen_draw(self, p)
         floors = self.deck_floor
         caps = self.deck_cap if self.deck_cap_known else None
         if IS_CURSE[c]:  # shown to everyone
@@ -441,6 +442,8 @@ class CabulaState(State):
             self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile))]
         if self._log is not None:
             self._log.append(("shuffle", self.deck[:]))
+        if self.deck_cap_known:
+            KN.deck_ran_out(self)
         for v in range(self.num_players):
             self.deck_floor[v] = self.discard[:]
             self.deck_cap[v] = self.discard[:]
@@ -513,7 +516,7 @@ class CabulaState(State):
             elif k == "target":
                 if n == 2:
                     stack.pop()
-                    self.last_attack = [f["card"], f["cnt"], f["p"], 1 - f["p"]]
+                    self._attack(f["card"], f["cnt"], f["p"], 1 - f["p"])
                     self._targeted_effect(f["p"], f["card"], f["cnt"], 1 - f["p"])
                     continue
                 self.current_player = f["p"]
@@ -568,7 +571,12 @@ class CabulaState(State):
         f["p"] = t
         f["by"] = by
         f["stage"] = "respond"
-        self.last_attack = [f["c"], 2, by, t]
+        self._attack(f["c"], 2, by, t)
+
+    def _attack(self, card: int, cnt: int, a: int, v: int) -> None:
+        """Public record (note 14): the last attack, and the last one each player made."""
+        self.last_attack = [card, cnt, a, v]
+        self.attacks[a] = [C.attack_kind(card, cnt), v]
 
     def _curse_hits(self, p: int, c: int) -> None:
         """The curse ``c`` takes effect on ``p`` (no wand was used)."""
@@ -585,8 +593,8 @@ class CabulaState(State):
     def _play(self, p: int, card: int, cnt: int) -> None:
         hand = self.hands[p]
         if card == STAR or card == DOUBLE:
-            hand[card] -= 1
             self._forget_public(p, card, 1)
+            hand[card] -= 1
             if self._log is not None:
                 self._log.append(("out", p, card, 1))
             self.display[p][0 if card == STAR else 1] += 1
@@ -607,7 +615,7 @@ class CabulaState(State):
             hand = self.hands[v]
             if cnt == 2:
                 # the attacker looks at the whole hand
-                self.known[a * self.num_players + v] = hand[:] if any(hand) else None
+                KN.look(self, a, v)
                 if self._log is not None:
                     self._log.append(("look", a, v))
                 stack.append({"k": "take", "p": a, "v": v})
@@ -646,7 +654,7 @@ class CabulaState(State):
             self._log.append(("in", v, card, k))
         for w in range(self.num_players):
             if w != v:
-                self._known_row(w, v)[card] += k  # returned in plain view
+                KN.plain_gain(self, w, v, card, k)  # returned in plain view
 
     def _star_chosen(self, f: dict, s: int) -> None:
         v, a, why = f["v"], f["a"], f["why"]
@@ -711,7 +719,7 @@ class CabulaState(State):
                 self._turn_curse(f, p, t)
             else:
                 stack.pop()
-                self.last_attack = [f["card"], f["cnt"], p, t]
+                self._attack(f["card"], f["cnt"], p, t)
                 self._targeted_effect(p, f["card"], f["cnt"], t)
         elif kind == "wand":
             w = move[0]
@@ -823,6 +831,11 @@ class CabulaState(State):
                 held = ", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.hands[p]) if k)
             else:
                 seen = ", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.known_cards(player, p)) if k)
+                grp = self.maybe_group(player, p)
+                if grp is not None:
+                    cards = [f"{k} {SINGULAR[c]}" for c, k in enumerate(grp[:NUM_TYPES]) if k]
+                    cards += [f"{grp[KN.WILD]} unknown"] if grp[KN.WILD] else []
+                    seen += ("; " if seen else "") + f"{grp[KN.R]} of {{{', '.join(cards)}}}"
                 held = f"{self.hand_size(p)} cards" + (f" (known: {seen})" if seen else "")
             lines.append(
                 f"  player {p}: stars {d[0]} + double {d[1]} = {self.total(p)}; hand: {held or 'empty'}"
@@ -868,6 +881,24 @@ class CabulaState(State):
             for i, row in enumerate(kn):
                 if row is not None:
                     counts(f"known[{i}]", row)
+        gr = self.groups
+        if not isinstance(gr, list) or len(gr) != n * n:
+            bad(f"groups: must hold {n * n} entries (one per pair of players), got {str(gr)[:80]}")
+        else:
+            for i, row in enumerate(gr):
+                if row is not None:
+                    counts(f"groups[{i}]", row, KN.GROUP_LEN)
+        fr = self.fresh
+        if not (isinstance(fr, list) and len(fr) == n * n and all(type(k) is int and k >= 0 for k in fr)):
+            bad(f"fresh: must hold {n * n} whole counts >= 0 (one per pair of players), got {str(fr)[:80]}")
+        at = self.attacks
+        if not isinstance(at, list) or len(at) != n or not all(
+            x is None or (isinstance(x, list) and len(x) == 2 and type(x[0]) is int
+                          and 0 <= x[0] < len(C.ATTACK_KINDS) and self._seat(x[1]))
+            for x in at
+        ):
+            bad(f"attacks: must hold per player null or [attack kind 0-{len(C.ATTACK_KINDS) - 1}, "
+                f"victim seat], got {str(at)[:80]}")
         per_player("deck_floor", self.deck_floor)
         per_player("deck_cap", self.deck_cap)
         if not isinstance(self.deck_cap_known, bool):
@@ -973,6 +1004,8 @@ class CabulaState(State):
             elif not any(kn) or any(map(gt, kn, self.hands[p])):
                 problems.append(f"known[{i}]: player {v} 'knows' cards player {p} does not hold "
                                 "(or an empty row)")
+        if any(g is not None for g in self.groups) or any(self.fresh):
+            problems += KN.problems(self)
         for v in range(n):
             if any(map(gt, self.deck_floor[v], deck)):
                 problems.append(f"deck_floor[{v}]: exceeds the deck")
@@ -991,6 +1024,9 @@ class CabulaState(State):
         new.discard = self.discard[:]
         new.display = [d[:] for d in self.display]
         new.known = [k if k is None else k[:] for k in self.known]
+        new.groups = [g if g is None else g[:] for g in self.groups]
+        new.fresh = self.fresh[:]
+        new.attacks = self.attacks[:]  # entries are replaced, never mutated
         new.deck_floor = [f[:] for f in self.deck_floor]
         new.deck_cap = [f[:] for f in self.deck_cap]
         new.deck_cap_known = self.deck_cap_known
