@@ -1,0 +1,347 @@
+"""Games in progress on the web server: the true state, the seats' agents and each seat's events.
+
+The server holds the whole truth of every game; what leaves it for a seat is only
+``seat_view(game, seat)``: the table as that seat sees it (``State.table_view(seat)``), the events
+narrated for that seat (``State.narrate(before, action, seat)``) and, when that seat decides, its
+legal moves. Agents move on the server, one move per ``pace`` seconds, so a viewer can follow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import secrets
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kabenvs.agents.base import Agent, Decision
+from kabenvs.core.errors import ConfigError
+from kabenvs.core.game import Game, State
+from kabenvs.core.registry import env_ids, game_class
+from kabenvs.web.store import GameRow, Store
+
+SIMPLE_KINDS = ("human", "heuristic", "random")
+# Options a browser may not set: they name files on the server (Alakazum!'s card list).
+SERVER_ONLY_OPTIONS = {"cards"}
+MAX_EVENTS_PER_REPLY = 400
+
+
+class WebError(Exception):
+    """A refused request: ``status`` is the HTTP status, the message one line for the client."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# -- the seat-view API, with the base behaviour for games that do not provide it yet ------------
+def table_view(state: State, seat: int | None) -> dict[str, Any]:
+    fn = getattr(state, "table_view", None)
+    if fn is not None:
+        return fn(seat)
+    over = state.current_player is None
+    return {
+        "game": state.game.env_id, "num_players": state.num_players, "seat": seat,
+        "current_player": state.current_player, "decision": state.decision(), "terminal": over,
+        "winners": state.winners() if over and not state.truncated else None,
+        "scores": state.scores(), "text": state.render(seat),
+    }
+
+
+def narrate(after: State, before: State, action: int, player: int, seat: int | None) -> list[str]:
+    fn = getattr(after, "narrate", None)
+    if fn is not None:
+        return list(fn(before, action, seat))
+    return [f"player {player}: {before.action_name_for(action, seat)}"]
+
+
+def _plain(value: Any) -> Any:
+    """JSON-native (numpy scalars from a game become ints/floats)."""
+    return json.loads(json.dumps(value, default=lambda v: v.item() if isinstance(v, np.generic) else str(v)))
+
+
+# -- seats ----------------------------------------------------------------------------------------
+def model_names(models_dir: Path | None) -> list[str]:
+    """Safe-format models in the models folder: NAME for each NAME.safetensors + NAME.json."""
+    if models_dir is None or not models_dir.is_dir():
+        return []
+    return sorted(p.stem for p in models_dir.glob("*.safetensors") if p.with_suffix(".json").is_file())
+
+
+def build_agent(spec: str, index: int, game: Game, seed: int, models_dir: Path | None):
+    """The ``kabenvs.play.session.Seat`` for a web seat spec: human | heuristic | random |
+    search[:k=v,...] | model:NAME (a safe model in the models folder; no other paths)."""
+    from kabenvs.play.cli import UsageError, build_seat
+
+    if not isinstance(spec, str) or not spec or len(spec) > 200:
+        raise WebError(400, f"seat {index}: a seat must be one of human, heuristic, random, search, model:NAME")
+    if spec.startswith("model:"):
+        name = spec[len("model:"):]
+        if name not in model_names(models_dir):
+            raise WebError(400, f"seat {index}: no model {name!r} in the models folder")
+        target = str(models_dir / name)
+    elif spec in SIMPLE_KINDS or spec == "search" or spec.startswith("search:"):
+        if "model=" in spec:
+            raise WebError(400, f"seat {index}: search with model= is not offered over the web")
+        target = spec
+    else:
+        raise WebError(400, f"seat {index}: unknown seat {spec!r}; use human, heuristic, random, "
+                       "search[:sims=N,...] or model:NAME")
+    try:
+        return build_seat(target, index, game, seed, [])
+    except UsageError as exc:
+        raise WebError(400, f"seat {index}: {exc}") from None
+
+
+# -- one game ---------------------------------------------------------------------------------------
+class LiveGame:
+    def __init__(self, row: GameRow, game: Game, seats: list, state: State) -> None:
+        self.row = row
+        self.game = game
+        self.seats = seats  # kabenvs.play.session.Seat, agent None for humans
+        self.state = state
+        self.lock = threading.Lock()
+        # events[i] = the i-th move: {"player", "lines": {seat: [...]}, "all": [...]}
+        self.events: list[dict[str, Any]] = []
+        self.driver: asyncio.Task | None = None
+
+    @property
+    def moves(self) -> int:
+        return len(self.row.actions)
+
+    def agent_to_move(self) -> Agent | None:
+        p = self.state.current_player
+        if p is None or self.row.status != "playing":
+            return None
+        return self.seats[p].agent
+
+    def apply(self, action: int) -> None:
+        """Apply a legal ``action`` and narrate it for every seat (call with ``lock`` held)."""
+        state = self.state
+        player = state.current_player
+        before = state.clone()
+        state.apply(action)
+        n = state.num_players
+        self.events.append({
+            "player": player,
+            "lines": {s: narrate(state, before, action, player, s) for s in range(n)},
+            "all": narrate(state, before, action, player, None),
+        })
+        self.row.actions.append(int(action))
+        if state.current_player is None:
+            self.row.status = "truncated" if state.truncated else "finished"
+
+    def seat_record(self) -> list[dict[str, Any]]:
+        return [s.record() for s in self.seats]
+
+
+class Manager:
+    """All games of one server: creation, resumption from the store, moves, agents' pace."""
+
+    def __init__(self, store: Store, models_dir: Path | None = None, pace: float = 0.6) -> None:
+        self.store = store
+        self.models_dir = models_dir
+        self.pace = pace
+        self.games: dict[str, LiveGame] = {}
+        self.resume_errors: dict[str, str] = {}
+
+    # -- catalog for the lobby ----------------------------------------------------------------
+    def catalog(self) -> dict[str, Any]:
+        games = []
+        for env_id in env_ids():
+            cls = game_class(env_id)
+            options = []
+            for f in dataclasses.fields(cls.Config):
+                if f.name == "num_players" or f.name in SERVER_ONLY_OPTIONS:
+                    continue
+                options.append({"name": f.name, "default": _plain(f.default)})
+            default_n = next(f.default for f in dataclasses.fields(cls.Config) if f.name == "num_players")
+            games.append({"env_id": env_id, "player_counts": list(cls.Config.PLAYER_COUNTS),
+                          "default_players": default_n, "options": options})
+        return {"games": games, "seat_kinds": ["human", "heuristic", "random", "search"],
+                "models": model_names(self.models_dir)}
+
+    # -- creating and resuming ------------------------------------------------------------------
+    def create(self, request: Any) -> LiveGame:
+        if not isinstance(request, dict):
+            raise WebError(400, "the request must be a JSON object {env_id, seats, options, seed, hot_seat}")
+        env_id = request.get("env_id")
+        if not isinstance(env_id, str) or env_id not in env_ids():
+            raise WebError(404, f"unknown game {env_id!r}; known games: {', '.join(env_ids())}")
+        specs = request.get("seats")
+        if not isinstance(specs, list) or not specs:
+            raise WebError(400, "seats must be a list of seat specs, one per player")
+        options = request.get("options") or {}
+        if not isinstance(options, dict):
+            raise WebError(400, "options must be an object of game options")
+        bad = sorted(set(options) & (SERVER_ONLY_OPTIONS | {"num_players"}))
+        if bad:
+            raise WebError(400, f"option(s) {bad} cannot be set here (the seats give the player count)")
+        seed = request.get("seed")
+        if seed is None:
+            seed = secrets.randbits(31)
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise WebError(400, f"seed {seed!r} must be an integer >= 0")
+        try:
+            game = game_class(env_id)(**{**options, "num_players": len(specs)})
+        except (ConfigError, TypeError, ValueError) as exc:
+            raise WebError(400, f"bad options for {env_id}: {' '.join(str(exc).split())}") from None
+        seats = [build_agent(spec, i, game, seed, self.models_dir) for i, spec in enumerate(specs)]
+        hot = bool(request.get("hot_seat"))
+        seat_rows = []
+        for spec, seat in zip(specs, seats):
+            seat_rows.append({"spec": spec, "kind": seat.kind, "name": seat.name,
+                              "token": secrets.token_urlsafe(16) if seat.kind == "human" else None})
+        web_options = {"hot_seat": hot, "watch_token": secrets.token_urlsafe(16)}
+        if hot:
+            web_options["hot_token"] = secrets.token_urlsafe(16)
+        for key in ("study", "participant"):
+            if key in request:
+                web_options[key] = request[key]
+        row = GameRow(id=secrets.token_hex(6), env_id=env_id, config=game.config.to_dict(), seats=seat_rows,
+                      seed=int(seed), options=web_options)
+        live = LiveGame(row, game, seats, game.new_state(np.random.default_rng(seed)))
+        self.store.insert(row)
+        self.games[row.id] = live
+        self.kick(live)
+        return live
+
+    def resume_all(self) -> None:
+        """Rebuild every stored game by replaying its actions from its deal."""
+        for row in self.store.load_all():
+            try:
+                self.games[row.id] = self._rebuild(row)
+            except Exception as exc:  # one broken row must not stop the server
+                self.resume_errors[row.id] = f"{type(exc).__name__}: {exc}"
+        for live in self.games.values():
+            self.kick(live)
+
+    def _rebuild(self, row: GameRow) -> LiveGame:
+        cls = game_class(row.env_id)
+        game = cls(config=cls.Config.from_dict(row.config))
+        seats = [build_agent(s["spec"], i, game, row.seed, self.models_dir) for i, s in enumerate(row.seats)]
+        for seat, stored in zip(seats, row.seats):
+            seat.name = stored["name"]
+        actions = list(row.actions)
+        row.actions = []
+        live = LiveGame(row, game, seats, game.new_state(np.random.default_rng(row.seed)))
+        status, error = row.status, row.error
+        row.status = "playing"
+        for a in actions:
+            live.apply(live.state.check_action(a))
+        if status == "error":
+            row.status, row.error = status, error
+        return live
+
+    # -- access ------------------------------------------------------------------------------
+    def get(self, game_id: str) -> LiveGame:
+        live = self.games.get(game_id) if isinstance(game_id, str) else None
+        if live is None:
+            if game_id in self.resume_errors:
+                raise WebError(500, f"game {game_id} could not be resumed: {self.resume_errors[game_id]}")
+            raise WebError(404, f"unknown game id {game_id!r}")
+        return live
+
+    def authorise(self, live: LiveGame, seat: int | None, token: str | None) -> int | None:
+        """The seat ``token`` may see: its own human seat, any human seat with the hot-seat token,
+        the all-seeing view with the watch token only when no human plays or the game is over."""
+        token = token or ""
+        n = live.game.num_players
+        opts = live.row.options
+        if seat is None:
+            over = live.row.status != "playing"
+            humans = any(s["kind"] == "human" for s in live.row.seats)
+            if secrets.compare_digest(token, opts.get("watch_token", "")) and (over or not humans):
+                return None
+            raise WebError(403, "the all-seeing view needs the watch link, and only once no human plays")
+        if not 0 <= seat < n:
+            raise WebError(400, f"seat {seat} does not exist in this {n}-player game")
+        stored = live.row.seats[seat]
+        if stored["kind"] != "human":
+            raise WebError(403, f"seat {seat} is not a human seat")
+        if stored["token"] and secrets.compare_digest(token, stored["token"]):
+            return seat
+        if opts.get("hot_seat") and secrets.compare_digest(token, opts.get("hot_token", "")):
+            return seat
+        raise WebError(403, f"this link does not open seat {seat}")
+
+    def seat_view(self, live: LiveGame, seat: int | None, since: int = 0) -> dict[str, Any]:
+        with live.lock:
+            state = live.state
+            events = live.events[max(0, since):][:MAX_EVENTS_PER_REPLY]
+            reply = {
+                "game": {"id": live.row.id, "env_id": live.row.env_id, "status": live.row.status,
+                         "error": live.row.error, "config": live.row.config,
+                         "hot_seat": bool(live.row.options.get("hot_seat")),
+                         "seats": [{"kind": s["kind"], "name": s["name"]} for s in live.row.seats]},
+                "seat": seat,
+                "move": live.moves,
+                "to_move": state.current_player,
+                "view": _plain(table_view(state, seat)),
+                "events_from": max(0, since),
+                "events": [{"step": max(0, since) + i, "player": e["player"],
+                            "lines": e["all"] if seat is None else e["lines"][seat]}
+                           for i, e in enumerate(events)],
+                "events_total": len(live.events),
+                "legal": [],
+            }
+            if seat is not None and state.current_player == seat and live.row.status == "playing":
+                reply["legal"] = [{"id": a, "name": state.action_name(a)} for a in state.legal_actions()]
+            return reply
+
+    def human_move(self, live: LiveGame, seat: int, action: Any, move: Any) -> dict[str, Any]:
+        if isinstance(move, bool) or not isinstance(move, int):
+            raise WebError(400, "a move needs 'move': the move counter the page last saw")
+        with live.lock:
+            if live.row.status != "playing":
+                raise WebError(409, f"the game is over ({live.row.status})")
+            if move != live.moves:
+                raise WebError(409, f"stale move: the game is at move {live.moves}, your page at {move}; "
+                               "it has moved on")
+            if live.state.current_player != seat:
+                raise WebError(409, f"it is not player {seat}'s decision")
+            if isinstance(action, bool) or not isinstance(action, int) or not live.state.is_legal(action):
+                raise WebError(400, f"illegal move {action!r} for {live.state.decision()!r}")
+            live.apply(action)
+            self.store.save_progress(live.row)
+        self.kick(live)
+        return {"ok": True, "move": live.moves}
+
+    # -- agents at a visible pace -------------------------------------------------------------------
+    def kick(self, live: LiveGame) -> None:
+        """Start the game's agent driver if an agent is to move (needs a running event loop)."""
+        if live.agent_to_move() is None or (live.driver is not None and not live.driver.done()):
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # not serving yet: the server's startup kicks every game
+        live.driver = loop.create_task(self._drive(live))
+
+    async def _drive(self, live: LiveGame) -> None:
+        while True:
+            agent = live.agent_to_move()
+            if agent is None:
+                return
+            await asyncio.sleep(self.pace)
+            p = live.state.current_player
+            moves = live.moves
+            try:
+                # agents read the live state without changing it; only this task applies while an
+                # agent is to move (a human's move for this seat is refused: not their decision)
+                action = await asyncio.to_thread(agent.act, Decision(p, live.state))
+                with live.lock:
+                    if live.moves != moves:
+                        continue
+                    live.apply(live.state.check_action(int(action)))
+                    self.store.save_progress(live.row)
+            except Exception as exc:  # a failing agent stops its game, never the server
+                with live.lock:
+                    live.row.status = "error"
+                    live.row.error = f"player {p} ({live.seats[p].describe()}) failed: {type(exc).__name__}: {exc}"
+                    self.store.save_progress(live.row)
+                return
