@@ -90,6 +90,9 @@ def create_app(data_dir: str | Path, models_dir: str | Path | None = None, pace:
             return Response((static / name).read_text(encoding="utf-8"), media_type="text/html")
         return serve
 
+    async def icon(request: Request) -> Response:
+        return Response((static / "favicon.svg").read_bytes(), media_type="image/svg+xml")
+
     @_handled
     async def catalog(request: Request) -> Response:
         return JSONResponse(manager.catalog())
@@ -161,6 +164,7 @@ def create_app(data_dir: str | Path, models_dir: str | Path | None = None, pace:
     routes = [
         Route("/", page("lobby.html")),
         Route("/g/{gid}", page("table.html")),
+        Route("/favicon.ico", icon),
         Route("/api/catalog", catalog),
         Route("/api/games", create, methods=["POST"]),
         Route("/api/games/{gid}/view", view),
