@@ -173,11 +173,15 @@
       }
       const reply = r.data;
       const game = reply.game;
+      if (String(reply.seat === null ? "all" : reply.seat) !== seat) return;  // asked before a hot-seat switch
       if (hot && reply.to_move !== null && String(reply.to_move) !== seat && game.status === "playing" &&
           game.seats[reply.to_move].kind === "human") {
         if (!covered) setCover(true, "Pass the screen to " + playerName(game, reply.to_move) +
           ", then press the button.");
         $("cover-go").dataset.next = reply.to_move;
+        document.body.dataset.move = reply.move;
+        document.body.dataset.status = game.status;
+        document.body.dataset.myTurn = "0";
         return;
       }
       if (covered) return;
