@@ -20,6 +20,7 @@ Conventions that let the base class do the boring parts for every game:
 from __future__ import annotations
 
 import copy
+import importlib
 import json
 from typing import Any, ClassVar
 
@@ -41,6 +42,49 @@ def copy_generator(rng: np.random.Generator) -> np.random.Generator:
     new = np.random.Generator(type(rng.bit_generator)(_TEMPLATE_SEED))
     new.bit_generator.state = rng.bit_generator.state
     return new
+
+
+def player_name(seat: int) -> str:
+    """A seat named absolutely, as every screen numbers it ("player 2"), never relative to a reader."""
+    return f"player {seat}"
+
+
+def move_line(before: "State", action: int, seat: int | None) -> str:
+    """The first event of a narration: who moved and the move as ``seat`` saw it."""
+    return f"{player_name(before.current_player)}: {before.action_name_for(action, seat)}"
+
+
+# State class -> (narrate, table_view) functions of its game package, or None where it has none.
+_SEAT_VIEW_HOOKS: dict[type, tuple[Any, Any]] = {}
+
+
+def _seat_view_hooks(cls: type) -> tuple[Any, Any]:
+    """The game's own ``narration.narrate`` and ``table.table_view``, found next to the module that
+    defines its State (``kabenvs/games/<game>/narration.py``, ``table.py``), so a game adds seat
+    views in new modules without touching its rules. Looked up once per class."""
+    hooks = _SEAT_VIEW_HOOKS.get(cls)
+    if hooks is None:
+        package = cls.__module__.rpartition(".")[0]
+        found = []
+        for module_name, function in (("narration", "narrate"), ("table", "table_view")):
+            if not package:  # a State defined in a top-level script has no game package
+                found.append(None)
+                continue
+            name = f"{package}.{module_name}"
+            try:
+                module = importlib.import_module(name)
+            except ModuleNotFoundError as exc:
+                if exc.name != name and not name.startswith(f"{exc.name}."):
+                    raise  # the game's module exists but imports something missing: a real bug
+                module = None
+            found.append(getattr(module, function, None))
+        hooks = _SEAT_VIEW_HOOKS[cls] = (found[0], found[1])
+    return hooks
+
+
+def _plain_list(values) -> list | None:
+    """A list of plain Python numbers (numpy scalars are not JSON-safe); None stays None."""
+    return None if values is None else [v.item() if hasattr(v, "item") else v for v in values]
 
 
 def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
@@ -282,6 +326,59 @@ class State:
         hidden part reads as such (``pass a card (hidden)``); the shared kit checks that moves
         leaving a seat's observation identical read identically to that seat."""
         return self.action_name(action)
+
+    # -- seat views for front ends (terminal play, the browser) ----------------------------------
+    def narrate(self, before: "State", action: int, seat: int | None) -> list[str]:
+        """What ``action`` caused, as ``seat`` saw it: readable events, called on the state AFTER
+        ``action`` was applied to ``before`` (a clone taken just before the move).
+
+        The first event is the move itself (``move_line``: "player 2: play red 7", from
+        ``before.action_name_for(action, seat)``); then whatever followed by rule without a
+        decision (forced moves, draws the seat saw or "player 1 draws a card", dice, rituals,
+        scoring, the end of a round or of the game and who won, a tie-break that decided).
+        Players are named absolutely (``player_name``). Never more than ``seat`` may know;
+        ``seat`` None is the all-seeing view. The shared kit checks that moves leaving a seat's
+        observation identical narrate identically to it.
+
+        A game narrates in ``kabenvs/games/<game>/narration.py`` with a function
+        ``narrate(before, after, action, seat) -> list[str]`` (the whole list, move line first),
+        comparing the two states' fields; without one, the move line alone is the narration."""
+        narrator = _seat_view_hooks(type(self))[0]
+        if narrator is not None:
+            return narrator(before, self, action, seat)
+        return [move_line(before, action, seat)]
+
+    def table_view(self, seat: int | None) -> dict[str, Any]:
+        """The table as ``seat`` sees it now, as JSON-safe data for drawing (``seat`` None: all).
+
+        Always has "game" (env id), "num_players", "seat", "current_player", "decision" (text:
+        ``decision()`` for the deciding seat and for None, else only whose turn it is),
+        "terminal", "winners" (a list once the game is over, else None), "scores" (the final
+        scores once over, else None: a game shows running public scores in its own keys) and
+        "text" (``render(seat)``). A game adds its own keys in
+        ``kabenvs/games/<game>/table.py`` with ``table_view(state, seat) -> dict``, documented in
+        docs/play.md ("Table views"); among them may be "targets": {action id (as a string): a key
+        naming the thing drawn on the table that the move plays ("card:hand:17", "spot:4",
+        "player:2", "bid:3")}, so that a front end can make that thing clickable. Never more than
+        ``seat`` may know (the shared kit compares it across resampled worlds)."""
+        over = self.current_player is None
+        view: dict[str, Any] = {
+            "game": self.game.env_id,
+            "num_players": self.num_players,
+            "seat": seat,
+            "current_player": self.current_player,
+            # decision() may name the decider's secret (Barakka: the card in hand): the others
+            # read only whose turn it is, unless the game's table view says more
+            "decision": self.decision() if seat is None or seat == self.current_player else State.decision(self),
+            "terminal": over,
+            "winners": (_plain_list(self.winners()) if not self.truncated else []) if over else None,
+            "scores": _plain_list(self.scores()) if over else None,
+            "text": self.render(seat),
+        }
+        drawer = _seat_view_hooks(type(self))[1]
+        if drawer is not None:
+            view.update(drawer(self, seat))
+        return view
 
     def returns(self) -> list[float]:
         """Per-seat rewards: winners +1, others -1; 0 for all if everyone wins or on truncation.

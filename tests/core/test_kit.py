@@ -214,6 +214,86 @@ def test_moves_read_to_each_seat_as_it_saw_them(case):
 
 
 @cases
+def test_table_view_is_json_and_the_same_in_every_world_the_seat_cannot_tell_apart(case):
+    """``table_view(p)``: the common keys, plain JSON, and no more than ``p`` knows: the same in
+    every world ``resample_hidden(p)`` gives (what a browser is sent is only the seat's)."""
+    game = build(case)
+    rng = np.random.default_rng(23)
+    common = {"game", "num_players", "seat", "current_player", "decision", "terminal", "winners",
+              "scores", "text"}
+    for state in sample_states(game, 12, seed=29, per_game=3):
+        for p in [None, *range(game.num_players)]:
+            view = state.table_view(p)
+            assert common <= set(view), sorted(common - set(view))
+            assert view["game"] == game.env_id and view["seat"] == p
+            assert view["current_player"] == state.current_player and view["terminal"] == state.is_terminal()
+            text = json.dumps(view, sort_keys=True, allow_nan=False)
+            assert json.loads(text) == view, "table_view must be plain JSON (string keys, no tuples)"
+            targets = view.get("targets")
+            if targets is not None:
+                assert p == state.current_player, "only the deciding seat gets click targets"
+                assert set(targets) <= {str(a) for a in state.legal_actions()}, "targets name legal moves"
+                assert all(isinstance(k, str) and k for k in targets.values())
+            if p is None:
+                continue
+            for _ in range(2):
+                world = state.resample_hidden(p, rng)
+                assert json.dumps(world.table_view(p), sort_keys=True) == text, (
+                    f"table_view({p}) shows what the seat cannot know")
+
+
+@cases
+def test_moves_narrate_to_each_seat_as_it_saw_them(case):
+    """``narrate``: moves that leave a seat's observation identical narrate identically to it;
+    the first event is the move as the seat saw it, by the absolute name of the mover."""
+    game = build(case)
+    rnd = random.Random(47)
+    checked = 0
+    for before_states, actions, _ in full_games(game, seed=53, n_games=3, min_games=2):
+        picks = rnd.sample(range(len(before_states)), min(40, len(before_states)))
+        for i in picks:
+            before = before_states[i]
+            legal = before.legal_actions()
+            if len(legal) > 20:
+                legal = sorted(set(rnd.sample(legal, 20)) | {actions[i]})
+            afters = {}
+            for a in legal:
+                afters[a] = before.clone()
+                afters[a].apply(a)
+            for viewer in range(game.num_players):
+                for group in observationally_equal_groups(before, viewer, legal):
+                    tales = {tuple(afters[a].narrate(before, a, viewer)) for a in group}
+                    checked += 1
+                    assert len(tales) == 1, (
+                        f"player {viewer} cannot tell these moves apart by its observation but they "
+                        f"narrate differently to it: {sorted(tales)} ({before.decision()})")
+                    (tale,) = tales
+                    assert tale and all(isinstance(e, str) and e for e in tale)
+                    assert tale[0].startswith(f"player {before.current_player}: ")
+    assert checked
+
+
+@cases
+def test_full_games_narrate_for_every_seat_and_for_all(case):
+    """Every move of full random games narrates (a non-empty list of text lines) to every seat and
+    to the all-seeing view, and the table view is drawable at every step."""
+    game = build(case)
+    steps = 0
+    for before_states, actions, end in full_games(game, seed=59, n_games=3, min_games=1):
+        afters = before_states[1:] + [end]
+        for before, action, after in zip(before_states, actions, afters):
+            steps += 1
+            for seat in [None, *range(game.num_players)]:
+                tale = after.narrate(before, action, seat)
+                assert isinstance(tale, list) and tale and all(isinstance(e, str) and e for e in tale)
+                assert "{" not in " ".join(tale), f"a raw dict in the narration: {tale}"
+        for seat in [None, *range(game.num_players)]:
+            view = end.table_view(seat)
+            assert view["terminal"] and isinstance(view["winners"], list)
+    assert steps
+
+
+@cases
 def test_env_infos_are_each_seats_view_of_the_move(case):
     """Every key of every agent's info at every step: the move as that seat saw it, who moved,
     and at the end the public result; nothing else."""
