@@ -38,25 +38,14 @@ class WebError(Exception):
         self.status = status
 
 
-# -- the seat-view API, with the base behaviour for games that do not provide it yet ------------
+# -- the seat-view API (kabenvs.core.game.State.table_view / narrate) ------------------------------
 def table_view(state: State, seat: int | None) -> dict[str, Any]:
-    fn = getattr(state, "table_view", None)
-    if fn is not None:
-        return fn(seat)
-    over = state.current_player is None
-    return {
-        "game": state.game.env_id, "num_players": state.num_players, "seat": seat,
-        "current_player": state.current_player, "decision": state.decision(), "terminal": over,
-        "winners": state.winners() if over and not state.truncated else None,
-        "scores": state.scores(), "text": state.render(seat),
-    }
+    return state.table_view(seat)
 
 
 def narrate(after: State, before: State, action: int, player: int, seat: int | None) -> list[str]:
-    fn = getattr(after, "narrate", None)
-    if fn is not None:
-        return list(fn(before, action, seat))
-    return [f"player {player}: {before.action_name_for(action, seat)}"]
+    """``after.narrate(before, action, seat)``; ``player`` (who moved) is kept for callers' records."""
+    return list(after.narrate(before, action, seat))
 
 
 def _plain(value: Any) -> Any:
