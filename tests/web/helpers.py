@@ -99,10 +99,17 @@ class TablePage:
             self.page.keyboard.press("Enter")
             self.clicks["keyboard"] += 1
         elif targets.count():
-            targets.first.click()
+            # one click per part of the thing's key ("stock:green+spot:3" takes two)
+            for _ in range(3):
+                targets = self.page.locator("#table .target")
+                if not targets.count() or self.move != before:
+                    break
+                targets.nth(pick % targets.count()).click()
+                self.page.wait_for_timeout(50)
             self.clicks["target"] += 1
-            if self.move == before and self.page.locator("button.move.narrowed").count():
-                self.page.locator("button.move.narrowed").first.click()
+            narrowed = self.page.locator("button.move.narrowed")
+            if self.move == before and narrowed.count() and not self.page.locator("#table .target").count():
+                narrowed.first.click()
         else:
             moves.nth(pick).click()
             self.clicks["list"] += 1

@@ -67,14 +67,23 @@
   // The rest of a view, for keys a game's drawer leaves out.
   function rest(view, known) {
     const box = el("div", "rest");
+    const facts = el("div", "facts");
     for (const [k, v] of Object.entries(view)) {
       if (BASE.includes(k) || (known && known.includes(k))) continue;
+      if (v === null || typeof v !== "object") {  // plain facts on one line
+        const f = el("span", "fact");
+        f.appendChild(el("span", "name", label(k)));
+        f.appendChild(value(v));
+        facts.appendChild(f);
+        continue;
+      }
       const sec = el("section", "zone");
       sec.dataset.zone = k;
       sec.appendChild(el("h3", "", label(k)));
       sec.appendChild(value(v));
       box.appendChild(sec);
     }
+    if (facts.childElementCount) box.insertBefore(facts, box.firstChild);
     return box;
   }
 

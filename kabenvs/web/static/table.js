@@ -46,7 +46,7 @@
       }
       eventsSeen = ev.step + 1;
     }
-    if (reply.events.length) ol.lastElementChild && ol.lastElementChild.scrollIntoView({ block: "nearest" });
+    if (reply.events.length) ol.scrollTop = ol.scrollHeight;  // the list scrolls, never the page
   }
 
   function setCover(on, text) {
@@ -81,6 +81,7 @@
     table.textContent = "";
     table.appendChild(window.KabDraw.draw(view));
     legal = reply.legal;
+    chosen = [];
     selected = Math.min(selected, Math.max(0, legal.length - 1));
     if (reply.move !== lastMove) selected = 0;
     drawMoves();
@@ -102,29 +103,46 @@
     if (!legal.length) ol.appendChild(el("li", "note", "No decision for you now."));
   }
 
+  // Clickable things: the view's "targets" map a legal move to the key of what it plays; a key
+  // "a+b" (a colour from the stock, then a spot) takes one click per part. A thing several moves
+  // play narrows the moves list to them.
+  let chosen = [], lastView = null;
+
   function markTargets(view) {
+    lastView = view;
     const targets = view.targets || {};
-    const byKey = {};
+    const parts = {};
     for (const m of legal) {
-      const key = targets[m.id] !== undefined ? targets[m.id] : targets[String(m.id)];
-      if (key !== undefined && key !== null) (byKey[key] = byKey[key] || []).push(m.id);
+      const key = targets[String(m.id)];
+      if (typeof key === "string" && key) parts[m.id] = key.split("+");
+    }
+    const fits = legal.filter((m) => parts[m.id] && chosen.every((k, i) => parts[m.id][i] === k));
+    const byKey = {};
+    for (const m of fits) {
+      const next = parts[m.id][chosen.length];
+      if (next !== undefined) (byKey[next] = byKey[next] || []).push(m.id);
+    }
+    for (const b of $("moves").querySelectorAll("button.move")) {
+      b.classList.toggle("narrowed", chosen.length > 0 && fits.some((m) => m.id === Number(b.dataset.action)));
     }
     for (const node of $("table").querySelectorAll("[data-key]")) {
+      node.classList.remove("target", "chosen");
+      node.onclick = null;
+      if (chosen.includes(node.dataset.key)) node.classList.add("chosen");
       const ids = byKey[node.dataset.key];
       if (!ids) continue;
       node.classList.add("target");
       node.tabIndex = 0;
       node.title = ids.map((id) => legal.find((m) => m.id === id).name).join(" / ");
-      node.addEventListener("click", (ev) => {
+      node.onclick = (ev) => {
         ev.stopPropagation();
-        if (ids.length === 1) { play(ids[0]); return; }
-        // several moves play this thing: narrow the list to them
+        chosen.push(node.dataset.key);
+        const done = ids.filter((id) => parts[id].length === chosen.length);
+        if (ids.length === 1 && done.length === 1) { chosen = []; play(ids[0]); return; }
         selected = legal.findIndex((m) => m.id === ids[0]);
-        for (const b of $("moves").querySelectorAll("button.move")) {
-          b.classList.toggle("narrowed", ids.includes(Number(b.dataset.action)));
-        }
         drawSelection();
-      });
+        markTargets(view);
+      };
     }
   }
 
@@ -219,6 +237,8 @@
       selected = (selected + 1) % legal.length; drawSelection(); ev.preventDefault();
     } else if (ev.key === "ArrowUp" || ev.key === "ArrowLeft") {
       selected = (selected + legal.length - 1) % legal.length; drawSelection(); ev.preventDefault();
+    } else if (ev.key === "Escape") {
+      chosen = []; if (lastView) markTargets(lastView);
     } else if (ev.key === "Enter") {
       ev.preventDefault();
       play(legal[selected].id);
