@@ -79,10 +79,14 @@ def _static_dir() -> Path:
     return Path(str(resources.files("kabenvs.web") / "static"))
 
 
-def create_app(data_dir: str | Path, models_dir: str | Path | None = None, pace: float = 0.6) -> Starlette:
+def create_app(data_dir: str | Path, models_dir: str | Path | None = None, pace: float = 0.6,
+               studies: list | None = None) -> Starlette:
+    """The server's app; ``studies`` are validated ``kabenvs.web.study.Study`` objects."""
     data_dir = Path(data_dir)
     store = Store(data_dir / "games.sqlite3")
     manager = Manager(store, Path(models_dir) if models_dir else None, pace)
+    for study in studies or []:
+        manager.add_study(study)
     static = _static_dir()
 
     def page(name: str):
@@ -99,7 +103,10 @@ def create_app(data_dir: str | Path, models_dir: str | Path | None = None, pace:
 
     @_handled
     async def create(request: Request) -> Response:
-        live = manager.create(await _json_body(request))
+        body = await _json_body(request)
+        if isinstance(body, dict):
+            body.pop("_study", None)  # study games are made by the server, never asked for
+        live = manager.create(body)
         row = live.row
         links = {}
         for i, seat in enumerate(row.seats):
@@ -147,6 +154,43 @@ def create_app(data_dir: str | Path, models_dir: str | Path | None = None, pace:
             rec = make_record(live.state, live.seat_record(), live.row.seed, meta=meta)
         return JSONResponse(rec)
 
+    @_handled
+    async def join(request: Request) -> Response:
+        body = await _json_body(request)
+        label = body.get("name") if isinstance(body, dict) else None
+        return JSONResponse(manager.join(request.path_params["name"], label))
+
+    @_handled
+    async def study_me(request: Request) -> Response:
+        return JSONResponse(manager.study_status(request.path_params["name"],
+                                                 request.query_params.get("participant"),
+                                                 request.headers.get("x-token")))
+
+    def _summary(name: str) -> dict:
+        from kabenvs.web.study import results
+
+        study = manager.study(name)
+        return results(study, manager.study_records(name), len(store.participants(name)))
+
+    @_handled
+    async def study_results(request: Request) -> Response:
+        return JSONResponse(_summary(request.path_params["name"]))
+
+    @_handled
+    async def study_csv(request: Request) -> Response:
+        from kabenvs.web.study import results_csv
+
+        text = results_csv(_summary(request.path_params["name"]))
+        return Response(text, media_type="text/csv", headers={
+            "Content-Disposition": f'attachment; filename="{request.path_params["name"]}-results.csv"'})
+
+    @_handled
+    async def study_log(request: Request) -> Response:
+        records = manager.study_records(request.path_params["name"])
+        text = "".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in records)
+        return Response(text, media_type="application/x-ndjson", headers={
+            "Content-Disposition": f'attachment; filename="{request.path_params["name"]}-games.jsonl"'})
+
     async def not_found(request: Request, exc: Exception) -> Response:
         return _error(getattr(exc, "status_code", 404), f"no such page: {request.url.path}")
 
@@ -170,6 +214,13 @@ def create_app(data_dir: str | Path, models_dir: str | Path | None = None, pace:
         Route("/api/games/{gid}/view", view),
         Route("/api/games/{gid}/move", move, methods=["POST"]),
         Route("/api/games/{gid}/record", record),
+        Route("/study/{name}", page("study.html")),
+        Route("/study/{name}/results", page("results.html")),
+        Route("/api/studies/{name}/join", join, methods=["POST"]),
+        Route("/api/studies/{name}/me", study_me),
+        Route("/api/studies/{name}/results", study_results),
+        Route("/api/studies/{name}/results.csv", study_csv),
+        Route("/api/studies/{name}/games.jsonl", study_log),
         Mount("/static", StaticFiles(directory=str(static)), name="static"),
     ]
     app = Starlette(routes=routes, lifespan=lifespan,

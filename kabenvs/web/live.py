@@ -137,6 +137,7 @@ class Manager:
         self.pace = pace
         self.games: dict[str, LiveGame] = {}
         self.resume_errors: dict[str, str] = {}
+        self.studies: dict = {}  # name -> kabenvs.web.study.Study
 
     # -- catalog for the lobby ----------------------------------------------------------------
     def catalog(self) -> dict[str, Any]:
@@ -188,9 +189,11 @@ class Manager:
         web_options = {"hot_seat": hot, "watch_token": secrets.token_urlsafe(16)}
         if hot:
             web_options["hot_token"] = secrets.token_urlsafe(16)
-        for key in ("study", "participant"):
-            if key in request:
-                web_options[key] = request[key]
+        study = request.get("_study")  # set only by Manager.study_status, never from a browser
+        if study:
+            web_options.update(study)
+            human = seats[study["human_seat"]]
+            human.name = seat_rows[study["human_seat"]]["name"] = study["label"]
         row = GameRow(id=secrets.token_hex(6), env_id=env_id, config=game.config.to_dict(), seats=seat_rows,
                       seed=int(seed), options=web_options)
         live = LiveGame(row, game, seats, game.new_state(np.random.default_rng(seed)))
@@ -266,6 +269,7 @@ class Manager:
                 "game": {"id": live.row.id, "env_id": live.row.env_id, "status": live.row.status,
                          "error": live.row.error, "config": live.row.config,
                          "hot_seat": bool(live.row.options.get("hot_seat")),
+                         "study": live.row.options.get("study"),
                          "seats": [{"kind": s["kind"], "name": s["name"]} for s in live.row.seats]},
                 "seat": seat,
                 "move": live.moves,
@@ -334,3 +338,82 @@ class Manager:
                     live.row.error = f"player {p} ({live.seats[p].describe()}) failed: {type(exc).__name__}: {exc}"
                     self.store.save_progress(live.row)
                 return
+
+    # -- human studies ---------------------------------------------------------------------------
+    def add_study(self, study) -> None:
+        """Register a validated study; its agents must load here (bad specs stop the server)."""
+        game = game_class(study.game)(**{**study.options, "num_players": study.players})
+        for spec in study.agents:
+            try:
+                build_agent(spec, 1, game, 0, self.models_dir)
+            except WebError as exc:
+                raise ConfigError(f"study {study.name}: agent {spec!r}: {exc}") from None
+        self.studies[study.name] = study
+
+    def study(self, name: str):
+        study = self.studies.get(name) if isinstance(name, str) else None
+        if study is None:
+            raise WebError(404, f"unknown study {name!r}")
+        return study
+
+    def join(self, name: str, label: Any) -> dict[str, Any]:
+        study = self.study(name)
+        pid, tok = secrets.token_hex(4), secrets.token_urlsafe(16)
+        number = len(self.store.participants(name))
+        if not isinstance(label, str) or not label.strip():
+            label = f"participant {number}"
+        label = " ".join(label.split())[:40]
+        number = self.store.add_participant(study.name, pid, tok, label)
+        return {"participant": pid, "number": number, "label": label,
+                "link": f"/study/{study.name}#participant={pid}&token={tok}"}
+
+    def _participant(self, name: str, pid: Any, token: str | None) -> dict[str, Any]:
+        for p in self.store.participants(name):
+            if p["id"] == pid and secrets.compare_digest(token or "", p["token"]):
+                return p
+        raise WebError(403, "this link does not open that participant's series")
+
+    def study_games(self, name: str, pid: str | None = None) -> list[LiveGame]:
+        games = [g for g in self.games.values() if g.row.options.get("study") == name
+                 and (pid is None or g.row.options.get("participant") == pid)]
+        return sorted(games, key=lambda g: g.row.options.get("index", 0))
+
+    def study_status(self, name: str, pid: Any, token: str | None) -> dict[str, Any]:
+        """The participant's series; starts their next game once the previous one is over."""
+        study = self.study(name)
+        part = self._participant(name, pid, token)
+        games = self.study_games(name, part["id"])
+        if len(games) < study.games_per_participant and (not games or games[-1].row.status != "playing"):
+            i = len(games)
+            specs, seat, seed = study.seats(part["number"], i)
+            extra = {"study": study.name, "participant": part["id"], "index": i, "human_seat": seat,
+                     "label": part["label"]}
+            self.create({"env_id": study.game, "seats": specs, "options": study.options, "seed": seed,
+                         "_study": extra})
+            games = self.study_games(name, part["id"])
+        out = []
+        for g in games:
+            seat = g.row.options["human_seat"]
+            out.append({"index": g.row.options["index"], "status": g.row.status,
+                        "link": f"/g/{g.row.id}#seat={seat}&token={g.row.seats[seat]['token']}"})
+        current = next((g for g in out if g["status"] == "playing"), None)
+        return {"study": study.name, "game": study.game, "label": part["label"],
+                "games_per_participant": study.games_per_participant, "games": out,
+                "current": current, "done": len(out) >= study.games_per_participant and current is None}
+
+    def study_records(self, name: str) -> list[dict[str, Any]]:
+        """Game-log records of the study's games that are over (the format evaluate.py reads)."""
+        from kabenvs.records import make_record
+
+        self.study(name)
+        records = []
+        for g in self.study_games(name):
+            with g.lock:
+                if g.row.status == "playing":
+                    continue
+                seats = g.seat_record()
+                seats[g.row.options["human_seat"]]["participant"] = g.row.options["participant"]
+                meta = {"ended": g.row.status, "interface": "serve.py", "web_game": g.row.id,
+                        "study": name, "study_game_index": g.row.options["index"]}
+                records.append(make_record(g.state, seats, g.row.seed, meta=meta))
+        return records

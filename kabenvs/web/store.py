@@ -31,6 +31,15 @@ CREATE TABLE IF NOT EXISTS games (
     created REAL NOT NULL,
     updated REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS participants (
+    study TEXT NOT NULL,
+    id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    label TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    created REAL NOT NULL,
+    PRIMARY KEY (study, id)
+);
 """
 
 
@@ -93,6 +102,26 @@ class Store:
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+
+    def add_participant(self, study: str, pid: str, token: str, label: str) -> int:
+        """A new participant of ``study``; returns their number (0, 1, ... in joining order)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                number = self._db.execute("SELECT COUNT(*) FROM participants WHERE study=?", (study,)).fetchone()[0]
+                self._db.execute("INSERT INTO participants VALUES (?,?,?,?,?,?)",
+                                 (study, pid, token, label, number, time.time()))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return number
+
+    def participants(self, study: str) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute("SELECT id, token, label, number FROM participants WHERE study=? ORDER BY number",
+                                    (study,)).fetchall()
+        return [{"id": r[0], "token": r[1], "label": r[2], "number": r[3]} for r in rows]
 
     def load_all(self) -> list[GameRow]:
         with self._lock:

@@ -104,8 +104,14 @@ class TablePage:
                 targets = self.page.locator("#table .target")
                 if not targets.count() or self.move != before:
                     break
+                chosen = self.page.locator("#table .chosen").count()
                 targets.nth(pick % targets.count()).click()
-                self.page.wait_for_timeout(50)
+                # the move went (the counter moves on) or one part of a two-part thing was chosen
+                self.page.wait_for_function(
+                    f"Number(document.body.dataset.move) !== {before} || "
+                    f"document.querySelectorAll('#table .chosen').length > {chosen} || "
+                    "document.querySelectorAll('button.move.narrowed').length > 0 || "
+                    "document.getElementById('error').textContent !== ''")
             self.clicks["target"] += 1
             narrowed = self.page.locator("button.move.narrowed")
             if self.move == before and narrowed.count() and not self.page.locator("#table .target").count():

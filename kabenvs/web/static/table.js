@@ -154,6 +154,12 @@
     const winners = view.winners || [];
     box.appendChild(el("h2", "", winners.length ? "Winner" + (winners.length > 1 ? "s: " : ": ") +
       winners.map((p) => playerName(reply.game, p)).join(", ") : "No winner"));
+    if (reply.game.study) {
+      const back = el("a", "study-link", "Back to your study series");
+      back.href = "/study/" + reply.game.study;
+      box.appendChild(back);
+      box.appendChild(el("br"));
+    }
     if (reply.game.status === "finished" || reply.game.status === "truncated") {
       const a = el("a", "record-link", "Download the game log (replay with scripts/play.py --replay)");
       a.href = "/api/games/" + reply.game.id + "/record";
