@@ -31,8 +31,9 @@ def free_port() -> int:
 class ServerProcess:
     """``scripts/serve.py`` in a subprocess: start, stop and start again on the same data folder."""
 
-    def __init__(self, data_dir: Path, port: int, pace: float = 0.02) -> None:
+    def __init__(self, data_dir: Path, port: int, pace: float = 0.02, extra: list[str] | None = None) -> None:
         self.data_dir, self.port, self.pace = data_dir, port, pace
+        self.extra = list(extra or [])
         self.proc: subprocess.Popen | None = None
         self.output = data_dir / "server.log"
 
@@ -45,7 +46,7 @@ class ServerProcess:
         log = open(self.output, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, str(ROOT / "scripts" / "serve.py"), "--port", str(self.port),
-             "--data", str(self.data_dir), "--pace", str(self.pace)],
+             "--data", str(self.data_dir), "--pace", str(self.pace), *self.extra],
             cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT)
         log.close()
         deadline = time.monotonic() + 30

@@ -168,3 +168,36 @@ def test_hot_seat_hides_the_table_between_humans(browser, server):
     assert page.status == "finished"
     assert covers >= 4
     assert page.errors == []
+
+
+def test_a_participant_plays_a_study_series_and_the_results_page_shows_it(browser, tmp_path):
+    from tests.web.conftest import ServerProcess, free_port
+
+    study = tmp_path / "study.yaml"
+    study.write_text("study: pilot\ngame: kabaleo_v0\nplayers: 2\nagents: [heuristic, random]\n"
+                     "games_per_participant: 2\nseed: 5\n")
+    srv = ServerProcess(tmp_path / "data", free_port(), extra=["--study", str(study)])
+    srv.data_dir.mkdir()
+    srv.start()
+    try:
+        page = TablePage(browser.new_context())
+        p = page.page
+        p.goto(srv.url + "/study/pilot")
+        p.fill("#name", "ann")
+        p.click("#join-go")
+        for game in range(2):
+            p.wait_for_selector("a.play-link:not([hidden])")
+            p.click("a.play-link")
+            p.wait_for_function("document.body.dataset.move !== undefined")
+            assert play_to_end(page, GAME_BUDGET_S) > 0
+            p.click("a.study-link")  # back to the series: the next game is ready
+            p.wait_for_function("document.body.dataset.ready === '1'")
+        p.wait_for_function("document.getElementById('progress').textContent.includes('complete')")
+        p.goto(srv.url + "/study/pilot/results")
+        p.wait_for_function("document.body.dataset.ready === '1'")
+        text = p.locator("#agents").inner_text()
+        assert "heuristic" in text and "random" in text
+        assert "human:" in p.locator("#ratings").inner_text()
+        assert page.errors == []
+    finally:
+        srv.stop()
