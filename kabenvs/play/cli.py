@@ -235,6 +235,11 @@ def default_player_count(cls: type[Game]) -> int:
     return 2
 
 
+def _option_text(value) -> str:
+    """An option's value as typed on the command line (``mode=equitable``, ``layout=[...]``)."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 def play_main(args, console: Console) -> int:
     cls = resolve_game(args.game)
     options = dict(parse_option(item) for item in args.options)
@@ -257,7 +262,8 @@ def play_main(args, console: Console) -> int:
     if args.log:
         _check_writable(args.log)
     state = game.new_state(np.random.default_rng(deal_seed))
-    console.write(f"{game.env_id} {json.dumps(game.config.to_dict())}, deal seed {deal_seed}")
+    options_text = ", ".join(f"{k}={_option_text(v)}" for k, v in game.config.to_dict().items())
+    console.write(f"{game.env_id} ({options_text}), deal seed {deal_seed}")
     if any(spec == DEFAULT_OPPONENT and seat.kind == "random" for spec, seat in zip(specs, seats)):
         console.write(f"({game.env_id} has no heuristic bot yet: the open seats get random bots)")
     session = PlaySession(game, state, seats, console)

@@ -1,9 +1,16 @@
 """One game at a terminal: any mix of humans and agents, following ``state.current_player``.
 
 Nothing here knows a game: the screen is ``State.render(seat)``, ``decision()`` and the legal
-actions' names; what the others just did comes from ``kabenvs.play.view`` (only what the seat may
-know). Several humans share one screen: before a different human's decision the screen is cleared
-and the game waits until the screen was passed on.
+actions' names; what happened since the seat's last decision is each move's narration
+(``State.narrate``, through ``kabenvs.play.view``: only what the seat may know). Several humans
+share one screen: before a different human's decision the screen is cleared and the game waits
+until the screen was passed on.
+
+A human is not asked a question with one legal answer: the move is taken and shown on the next
+screen. Unless asking protects a secret: on a shared screen the other humans would see the
+question skipped and learn that the seat had no other choice; when one of them could not know
+that (in some world it cannot tell apart from this one the seat has several choices), the seat
+is asked anyway and the screen says why.
 """
 
 from __future__ import annotations
@@ -11,13 +18,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from kabenvs.agents.base import Agent, Decision
 from kabenvs.agents.human import Console, HumanAgent, QuitGame
 from kabenvs.core.errors import IllegalActionError
 from kabenvs.core.game import Game, State
-from kabenvs.play.view import Move, make_move
+from kabenvs.play.view import Move, final_tables, make_move, tell
 
 RECENT_LIMIT = 30  # moves shown under "since your last decision" before pointing at `log`
+# Worlds sampled per other human to decide whether a seat's only legal choice is a secret.
+SECRET_PROBES = 8
+ONLY_CHOICE_ASKED = ("You have only one legal choice. You are asked anyway: the others at this screen "
+                     "could otherwise tell that you had no other.")
 
 
 class AgentError(RuntimeError):
@@ -71,6 +84,7 @@ class PlaySession:
         self.moves: list[Move] = []
         self.last_seen = {h: 0 for h in self.humans}  # index into moves of each human's last screen
         self.last_screen_seat: int | None = None
+        self.asked_anyway = False  # the current question has one answer, asked to keep a secret
         self.agents: list[Agent] = []
         for i, seat in enumerate(seats):
             if seat.kind == "human":
@@ -85,7 +99,12 @@ class PlaySession:
         return f"player {seat} ({self.seats[seat].describe()})"
 
     def moves_text(self, moves: list[Move], viewer: int | None) -> list[str]:
-        return [f"  {m.step + 1:>4}. {self.who(m.player, viewer)}: {m.label_for(viewer)}" for m in moves]
+        lines = []
+        for m in moves:
+            auto = " (the only legal choice, taken without asking)" if m.auto else ""
+            lines.append(f"  {m.step + 1:>4}. {self.who(m.player, viewer)}: {m.label_for(viewer)}{auto}")
+            lines.extend(f"        {event}" for event in m.events_for(viewer))
+        return lines
 
     def history_text(self, viewer: int) -> str:
         if not self.moves:
@@ -110,6 +129,8 @@ class PlaySession:
             lines.append("First decision of the game.")
         lines.append("Seats: " + ", ".join(self.who(p, seat) for p in range(self.game.num_players)))
         lines.append(f"Player {seat}, you decide now: {state.decision()}")
+        if self.asked_anyway:
+            lines.append(ONLY_CHOICE_ASKED)
         lines.append("Choices:")
         return "\n".join(lines)
 
@@ -141,10 +162,16 @@ class PlaySession:
                     return self._end("limit")
                 p = state.current_player
                 decision = Decision(p, state)
+                auto = False
                 if self.seats[p].kind == "human":
-                    self.pass_screen(p)
-                    self.last_screen_seat = p
-                    action = self.agents[p].act(decision)
+                    legal = state.legal_actions()
+                    self.asked_anyway = len(legal) == 1 and self.only_choice_is_secret(state)
+                    if len(legal) == 1 and not self.asked_anyway:
+                        action, auto = legal[0], True
+                    else:
+                        self.pass_screen(p)
+                        self.last_screen_seat = p
+                        action = self.agents[p].act(decision)
                 else:
                     try:
                         action = self.agents[p].act(decision)
@@ -156,7 +183,10 @@ class PlaySession:
                         raise AgentError(f"{self.who(p)} failed: {type(exc).__name__}: {exc}") from exc
                 viewers = [h for h in self.humans if h != p]
                 move = make_move(state, int(action), viewers)
+                before = state.clone()
                 state.apply(int(action))
+                move.auto = auto
+                tell(move, before, state, [*self.humans, None])
                 self.moves.append(move)
                 steps += 1
                 if watch:
@@ -166,6 +196,25 @@ class PlaySession:
         except KeyboardInterrupt:  # Ctrl-C: still end the game cleanly so it can be logged
             return self._end("interrupted", state.current_player)
         return self._end("truncated" if state.truncated else "finished")
+
+    def only_choice_is_secret(self, state: State) -> bool:
+        """Whether another human at this screen could not know that the seat to move has only
+        one legal choice: in some world that human cannot tell apart from this one, the seat
+        has several (sampled: ``SECRET_PROBES`` worlds per human)."""
+        p = state.current_player
+        others = [h for h in self.humans if h != p]
+        if not others or not self.game.has_hidden_information:
+            return False  # agents see no screen; without hidden information nothing is secret
+        rng = np.random.default_rng(len(state.history))
+        for q in others:
+            for _ in range(SECRET_PROBES):
+                try:
+                    world = state.resample_hidden(q, rng)
+                except NotImplementedError:
+                    return True  # cannot tell: keep the secret
+                if len(world.legal_actions()) != 1:
+                    return True
+        return False
 
     def _end(self, ended: str, quit_by: int | None = None) -> Outcome:
         con = self.console
@@ -186,16 +235,13 @@ class PlaySession:
                 lines.append(f"Result: {self.who(winners[0])} wins.")
             else:
                 lines.append("Result: shared victory of " + ", ".join(self.who(w) for w in winners) + ".")
-            returns = state.returns()
-            lines.append("Returns: " + ", ".join(f"player {p} {_number(returns[p], True)}" for p in range(n)))
-            scores = state.scores()
-            if scores is not None:
-                shown = ", ".join(f"player {p} {_number(scores[p])}" for p in range(n))
-                lines.append(f"Final scores: {shown}")
-            info = state.final_info()
-            extra = {k: v for k, v in info.items() if k not in ("winners", "scores")}
-            for key, value in extra.items():
-                lines.append(f"  {key}: {value}")
+            if self.moves:
+                last = self.moves[-1]
+                lines.append("How it ended:")
+                lines.append(f"  {self.who(last.player)}: {last.name}")
+                lines.extend(f"  {event}" for event in last.events_for(None))
+            lines.append("Scores:")
+            lines.extend(final_tables(state, [self.who(p) for p in range(n)]))
         elif ended == "truncated":
             lines.append("The game hit its own limit and ended without a result.")
         elif ended == "limit":
@@ -210,9 +256,3 @@ class PlaySession:
         lines.append("Everything revealed:")
         lines.append(state.render(None))
         return "\n".join(lines)
-
-
-def _number(value: Any, signed: bool = False) -> str:
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return f"{value:+g}" if signed else f"{value:g}"
-    return str(value)

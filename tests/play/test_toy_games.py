@@ -178,7 +178,10 @@ def test_solo_game(toy_games, tmp_path):
     rc, out, err = run_cli(["solo_v0", "rounds=4", "--seed", "2", "--log", str(log)], "keep\nr\nfoo\n1\n2\n")
     assert rc == 0, err
     assert "Pass the screen" not in out and "No choice starts with 'foo'" in out
-    assert "Final scores: player 0" in out
+    # the scores as a table: a header, a rule, one row per player
+    table = out.split("Scores:\n", 1)[1].splitlines()
+    assert table[0].split() == ["player", "score", "return"] and set(table[1].split()) <= {"-" * k for k in range(3, 30)}
+    assert table[2].split()[:4] == ["player", "0", "(human)", "14"]
     [record] = read_records(log)
     assert record["config"] == {"num_players": 1, "rounds": 4}
     assert [a["name"] for a in record["actions"]] == ["keep", "reroll", "keep", "reroll"]
