@@ -6,6 +6,11 @@ import json
 import time
 import urllib.request
 
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # the browser tests skip (conftest) before any of this runs
+    PlaywrightTimeout = TimeoutError
+
 # Every JSON reply the page's own code received, kept in the page for the leak checks.
 CAPTURE_JS = """
 (() => {
@@ -100,12 +105,16 @@ class TablePage:
             self.clicks["keyboard"] += 1
         elif targets.count():
             # one click per part of the thing's key ("stock:green+spot:3" takes two)
-            for _ in range(3):
+            for _ in range(4):
                 targets = self.page.locator("#table .target")
-                if not targets.count() or self.move != before:
+                count = targets.count()
+                if not count or self.move != before:
                     break
                 chosen = self.page.locator("#table .chosen").count()
-                targets.nth(pick % targets.count()).click()
+                try:
+                    targets.nth(pick % count).click(timeout=5000)
+                except PlaywrightTimeout:  # redrawn under the pointer (the table moved on): look again
+                    continue
                 # the move went (the counter moves on) or one part of a two-part thing was chosen
                 self.page.wait_for_function(
                     f"Number(document.body.dataset.move) !== {before} || "

@@ -29,6 +29,19 @@ def _screenshot_dir(tmp_path: Path) -> Path:
     return path
 
 
+def _screenshot(page, path: Path) -> None:
+    """A small PNG of the page: 1100x760 pixels, reduced to a 64-colour palette where Pillow is
+    installed (it comes with matplotlib, in the train extra)."""
+    page.screenshot(path=str(path))
+    try:
+        from PIL import Image
+    except ImportError:
+        return
+    with Image.open(path) as img:
+        small = img.convert("RGB").quantize(colors=64)
+    small.save(path, optimize=True)
+
+
 def _start_from_lobby(page: TablePage, base: str, env_id: str, seats: list[str]) -> dict[int, str]:
     p = page.page
     p.goto(base + "/")
@@ -56,7 +69,7 @@ def test_a_whole_game_by_clicking_against_the_heuristic_bot(browser, server, tmp
 
     def on_turn(n: int) -> None:
         if n == 4:
-            page.page.screenshot(path=str(shots / f"{env_id.split('_v')[0]}.png"))
+            _screenshot(page.page, shots / f"{env_id.split('_v')[0]}.png")
         if n == 6 and env_id == "kabaleo_v0":  # a closed or reloaded tab rejoins with its link
             page.page.reload()
             page.page.wait_for_function("document.body.dataset.move !== undefined")

@@ -81,7 +81,7 @@
     table.textContent = "";
     table.appendChild(window.KabDraw.draw(view));
     legal = reply.legal;
-    chosen = [];
+    if (reply.move !== lastMove) chosen = [];  // a half-chosen two-part move survives a redraw
     selected = Math.min(selected, Math.max(0, legal.length - 1));
     if (reply.move !== lastMove) selected = 0;
     drawMoves();
