@@ -19,7 +19,8 @@ LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="serve.py", description="Serve kabenvs games to browsers.")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to bind (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000)
     p.add_argument("--models", metavar="DIR", help="folder of safe-format models offered as seats")
     p.add_argument("--data", metavar="DIR", default="web_data", help="folder of the games database")
@@ -34,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
 
         from kabenvs.web.app import create_app
     except ImportError as exc:
-        print(f"serve.py: the web server needs the web extra (pip install \".[web]\"): {exc}", file=sys.stderr)
+        print(f"serve.py: the web server needs the web extra (pip install \".[web]\"): {exc}",
+              file=sys.stderr)
         return 2
     try:
         from kabenvs.core.errors import ConfigError

@@ -67,7 +67,8 @@ def build_agent(spec: str, index: int, game: Game, seed: int, models_dir: Path |
     from kabenvs.play.cli import UsageError, build_seat
 
     if not isinstance(spec, str) or not spec or len(spec) > 200:
-        raise WebError(400, f"seat {index}: a seat must be one of human, heuristic, random, search, model:NAME")
+        raise WebError(400, f"seat {index}: a seat must be one of human, heuristic, random, search, "
+                       "model:NAME")
     if spec.startswith("model:"):
         name = spec[len("model:"):]
         if name not in model_names(models_dir):
@@ -207,7 +208,7 @@ class Manager:
         for row in self.store.load_all():
             try:
                 self.games[row.id] = self._rebuild(row)
-            except Exception as exc:  # one broken row must not stop the server
+            except Exception as exc:  # noqa: BLE001 (one broken row must not stop the server)
                 self.resume_errors[row.id] = f"{type(exc).__name__}: {exc}"
         for live in self.games.values():
             self.kick(live)
@@ -332,10 +333,11 @@ class Manager:
                         continue
                     live.apply(live.state.check_action(int(action)))
                     self.store.save_progress(live.row)
-            except Exception as exc:  # a failing agent stops its game, never the server
+            except Exception as exc:  # noqa: BLE001 (a failing agent stops its game, never the server)
                 with live.lock:
                     live.row.status = "error"
-                    live.row.error = f"player {p} ({live.seats[p].describe()}) failed: {type(exc).__name__}: {exc}"
+                    who = f"player {p} ({live.seats[p].describe()})"
+                    live.row.error = f"{who} failed: {type(exc).__name__}: {exc}"
                     self.store.save_progress(live.row)
                 return
 

@@ -108,7 +108,8 @@ class Store:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                number = self._db.execute("SELECT COUNT(*) FROM participants WHERE study=?", (study,)).fetchone()[0]
+                number = self._db.execute("SELECT COUNT(*) FROM participants WHERE study=?",
+                                          (study,)).fetchone()[0]
                 self._db.execute("INSERT INTO participants VALUES (?,?,?,?,?,?)",
                                  (study, pid, token, label, number, time.time()))
                 self._db.execute("COMMIT")
@@ -119,8 +120,9 @@ class Store:
 
     def participants(self, study: str) -> list[dict[str, Any]]:
         with self._lock:
-            rows = self._db.execute("SELECT id, token, label, number FROM participants WHERE study=? ORDER BY number",
-                                    (study,)).fetchall()
+            rows = self._db.execute(
+                "SELECT id, token, label, number FROM participants WHERE study=? ORDER BY number", (study,)
+            ).fetchall()
         return [{"id": r[0], "token": r[1], "label": r[2], "number": r[3]} for r in rows]
 
     def load_all(self) -> list[GameRow]:

@@ -93,10 +93,12 @@ def validate_study(raw: Any, source: str = "study") -> Study:
     from training.config import _suggest
 
     if not isinstance(raw, dict):
-        raise StudyConfigError(f"{source}: a study config is a mapping of {sorted(KEYS)}, got {type(raw).__name__}")
+        raise StudyConfigError(
+            f"{source}: a study config is a mapping of {sorted(KEYS)}, got {type(raw).__name__}")
     for key in raw:
         if key not in KEYS:
-            raise StudyConfigError(f"{source}: unknown key {key!r}{_suggest(key, KEYS)}; allowed: {sorted(KEYS)}")
+            raise StudyConfigError(
+                f"{source}: unknown key {key!r}{_suggest(key, KEYS)}; allowed: {sorted(KEYS)}")
     for key in ("study", "game", "agents", "games_per_participant"):
         if key not in raw:
             raise StudyConfigError(f"{source}: missing key {key!r} ({KEYS[key]})")
@@ -112,14 +114,16 @@ def validate_study(raw: Any, source: str = "study") -> Study:
         raise _bad(source, "players", players, f"{game} allows {list(cls.Config.PLAYER_COUNTS)}")
     options = raw.get("options") or {}
     if not isinstance(options, dict) or "num_players" in options:
-        raise _bad(source, "options", options, "give the game's options as a mapping (the player count is 'players')")
+        raise _bad(source, "options", options,
+                   "give the game's options as a mapping (the player count is 'players')")
     try:
         cls(**{**options, "num_players": players})
     except (ConfigError, TypeError, ValueError) as exc:
         raise StudyConfigError(f"{source}: options: {' '.join(str(exc).split())}") from None
     agents = raw["agents"]
     if not isinstance(agents, list) or not agents or not all(isinstance(a, str) and a for a in agents):
-        raise _bad(source, "agents", agents, "give a non-empty list of seat specs (heuristic, random, search, model:NAME)")
+        raise _bad(source, "agents", agents,
+                   "give a non-empty list of seat specs (heuristic, random, search, model:NAME)")
     if "human" in agents:
         raise _bad(source, "agents", agents, "the agents are what humans play against: 'human' is not one")
     n = raw["games_per_participant"]
@@ -154,7 +158,8 @@ def ratings(records: list[dict]) -> dict[str, Any]:
     try:
         from openskill.models import PlackettLuce
     except ImportError:
-        return {"available": False, "reason": "openskill is not installed (pip install '.[train]')", "players": []}
+        return {"available": False, "reason": "openskill is not installed (pip install '.[train]')",
+                "players": []}
     from training.human_results import agent_key
 
     model = PlackettLuce()
@@ -189,8 +194,9 @@ def results(study: Study, records: list[dict], participants: int) -> dict[str, A
             "agents": rows, "ratings": ratings(records)}
 
 
-CSV_FIELDS = ["env_id", "num_players", "agent", "label", "games", "unfinished", "agent_wins", "agent_win_rate",
-              "ci95_low", "ci95_high", "human_win_rate", "human_mean_return", "human_mean_score"]
+CSV_FIELDS = ["env_id", "num_players", "agent", "label", "games", "unfinished", "agent_wins",
+              "agent_win_rate", "ci95_low", "ci95_high", "human_win_rate", "human_mean_return",
+              "human_mean_score"]
 
 
 def results_csv(summary: dict[str, Any]) -> str:

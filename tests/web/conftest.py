@@ -43,12 +43,11 @@ class ServerProcess:
 
     def start(self) -> None:
         env = dict(os.environ, PYTHONPATH=str(ROOT))
-        log = open(self.output, "ab")
-        self.proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "scripts" / "serve.py"), "--port", str(self.port),
-             "--data", str(self.data_dir), "--pace", str(self.pace), *self.extra],
-            cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT)
-        log.close()
+        with open(self.output, "ab") as log:  # the child keeps its own copy of the handle
+            self.proc = subprocess.Popen(
+                [sys.executable, str(ROOT / "scripts" / "serve.py"), "--port", str(self.port),
+                 "--data", str(self.data_dir), "--pace", str(self.pace), *self.extra],
+                cwd=str(ROOT), env=env, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

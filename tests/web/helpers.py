@@ -64,7 +64,8 @@ class TablePage:
     def _console(self, msg) -> None:
         if msg.type != "error":
             return
-        if self.allow_network_errors and ("Failed to load resource" in msg.text or "ERR_CONNECTION" in msg.text):
+        network = "Failed to load resource" in msg.text or "ERR_CONNECTION" in msg.text
+        if self.allow_network_errors and network:
             return
         self.errors.append(msg.text)
 
@@ -86,7 +87,8 @@ class TablePage:
     def wait_turn_or_end(self, timeout_ms: int = 20000) -> bool:
         """True when this seat decides now, False when the game is over."""
         self.page.wait_for_function(
-            "document.body.dataset.myTurn === '1' || (document.body.dataset.status || 'playing') !== 'playing'",
+            "document.body.dataset.myTurn === '1' || "
+            "(document.body.dataset.status || 'playing') !== 'playing'",
             timeout=timeout_ms)
         return self.status == "playing"
 

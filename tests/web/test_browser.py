@@ -143,6 +143,7 @@ def test_two_humans_never_receive_each_others_hidden_cards(browser, server):
 def test_restart_the_server_mid_game_and_continue(browser, server):
     page = TablePage(browser.new_context(), allow_network_errors=True)
     status, made = api(server.url, "/api/games", {"env_id": "kabaleo_v0", "seats": ["human", "heuristic"]})
+    assert status == 200, made
     page.goto(server.url + made["links"]["0"])
     for n in range(3):
         assert page.wait_turn_or_end()
@@ -162,12 +163,14 @@ def test_restart_the_server_mid_game_and_continue(browser, server):
 def test_hot_seat_hides_the_table_between_humans(browser, server):
     status, made = api(server.url, "/api/games", {"env_id": "kabaleo_v0", "seats": ["human", "human"],
                                                   "hot_seat": True})
+    assert status == 200, made
     page = TablePage(browser.new_context())
     page.goto(server.url + made["hot_seat_link"])
     covers = 0
     for step in range(200):
         p = page.page
-        p.wait_for_function("document.body.dataset.covered === '1' || document.body.dataset.myTurn === '1' || "
+        p.wait_for_function("document.body.dataset.covered === '1' || "
+                            "document.body.dataset.myTurn === '1' || "
                             "document.body.dataset.status === 'finished'")
         if page.status == "finished" and page.body("covered") != "1":
             break

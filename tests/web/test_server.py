@@ -15,12 +15,12 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 with warnings.catch_warnings():  # Starlette suggests another HTTP client package; httpx works
     warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient  # noqa: E402
+    from starlette.testclient import TestClient
 
-from kabenvs.core.registry import env_ids, game_class  # noqa: E402
-from kabenvs.records import append_record, replay_states  # noqa: E402
-from kabenvs.web.app import create_app  # noqa: E402
-from kabenvs.web.live import model_names  # noqa: E402
+from kabenvs.core.registry import env_ids, game_class
+from kabenvs.records import append_record, replay_states
+from kabenvs.web.app import create_app
+from kabenvs.web.live import model_names
 
 
 def token(link: str) -> str:
@@ -162,7 +162,8 @@ def test_a_seat_sees_only_its_own_view_and_narration(data):
         lines0 = [line for e in view(c, gid, 0, toks[0]).json()["events"] for line in e["lines"]]
         lines1 = [line for e in view(c, gid, 1, toks[1]).json()["events"] for line in e["lines"]]
         assert lines0 != lines1
-        assert any("player 1 draws a card" in x for x in lines0) or any("player 0 draws a card" in x for x in lines1)
+        assert (any("player 1 draws a card" in x for x in lines0)
+                or any("player 0 draws a card" in x for x in lines1))
 
 
 def test_links_open_only_their_own_seat(data):
@@ -176,7 +177,8 @@ def test_links_open_only_their_own_seat(data):
             assert r.status_code == 403 and set(r.json()) == {"error"}
         r = view(c, gid, "all", token(made["watch"]))  # humans play: no all-seeing view yet
         assert r.status_code == 403
-        r = c.post(f"/api/games/{gid}/move", json={"seat": 1, "action": 0, "move": 0}, headers={"X-Token": t0})
+        r = c.post(f"/api/games/{gid}/move", json={"seat": 1, "action": 0, "move": 0},
+                   headers={"X-Token": t0})
         assert r.status_code == 403
 
 
@@ -199,12 +201,18 @@ def test_bad_input_is_refused_with_one_line_and_the_server_keeps_running(data, t
         v = wait_for(c, gid, 0, tok, my_turn_or_over)
         move = f"/api/games/{gid}/move"
         h = {"X-Token": tok}
+
+        def new(*seats, **extra):
+            return c.post("/api/games", json={"env_id": "kabaleo_v0", "seats": list(seats), **extra})
+
         cases = [
             (c.post(move, content=b"{not json", headers=h), 400, "malformed JSON"),
             (c.post(move, content=b"[1, 2]", headers=h), 400, "JSON object"),
             (c.post(move, content=b'{"seat": 0}' + b" " * 70000, headers=h), 413, "too large"),
-            (c.post(move, json={"seat": 0, "action": 10**6, "move": v["move"]}, headers=h), 400, "illegal move"),
-            (c.post(move, json={"seat": 0, "action": True, "move": v["move"]}, headers=h), 400, "illegal move"),
+            (c.post(move, json={"seat": 0, "action": 10**6, "move": v["move"]}, headers=h), 400,
+             "illegal move"),
+            (c.post(move, json={"seat": 0, "action": True, "move": v["move"]}, headers=h), 400,
+             "illegal move"),
             (c.post(move, json={"seat": 0, "action": v["legal"][0]["id"], "move": v["move"] - 1}, headers=h),
              409, "stale move"),
             (c.post(move, json={"seat": 0, "action": v["legal"][0]["id"]}, headers=h), 400, "move counter"),
@@ -213,16 +221,16 @@ def test_bad_input_is_refused_with_one_line_and_the_server_keeps_running(data, t
             (c.get("/api/games/nosuchgame/view?seat=0"), 404, "unknown game id"),
             (c.get(f"/api/games/{gid}/view?seat=0&since=-3", headers=h), 400, "since"),
             (c.post("/api/games", json={"env_id": "chess_v9", "seats": ["human"]}), 404, "unknown game"),
-            (c.post("/api/games", json={"env_id": "kabaleo_v0", "seats": ["human", "wizard"]}), 400, "unknown seat"),
-            (c.post("/api/games", json={"env_id": "kabaleo_v0", "seats": ["human", "model:../x"]}), 400, "no model"),
-            (c.post("/api/games", json={"env_id": "kabaleo_v0", "seats": ["human", "search:model=/etc/x"]}), 400,
+            (new("human", "wizard"), 400, "unknown seat"),
+            (new("human", "model:../x"), 400, "no model"),
+            (new("human", "search:model=/etc/x"), 400,
              "model="),
             (c.post("/api/games", json={"env_id": "alakazum_v0", "seats": ["human", "random"],
                                         "options": {"cards": "/etc/passwd"}}), 400, "cannot be set"),
             (c.post("/api/games", json={"env_id": "kabaleo_v0", "seats": ["human"] * 9}), 400, "bad options"),
             (c.post("/api/games", json={"env_id": "kabaleo_v0", "seats": ["human", "random"],
                                         "options": {"mode": "nope"}}), 400, "bad options"),
-            (c.post("/api/games", json={"env_id": "kabaleo_v0", "seats": ["human", "random"], "seed": -1}), 400,
+            (new("human", "random", seed=-1), 400,
              "seed"),
             (c.get(f"/api/games/{gid}/record"), 409, "finished"),
             (c.get("/api/nothing"), 404, "no such page"),

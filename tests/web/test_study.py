@@ -13,10 +13,10 @@ pytest.importorskip("starlette")
 pytest.importorskip("yaml")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient  # noqa: E402
+    from starlette.testclient import TestClient
 
-from kabenvs.web.app import create_app  # noqa: E402
-from kabenvs.web.study import StudyConfigError, load_study, validate_study  # noqa: E402
+from kabenvs.web.app import create_app
+from kabenvs.web.study import StudyConfigError, load_study, validate_study
 
 GOOD = {"study": "pilot", "game": "kabaleo_v0", "players": 2, "agents": ["heuristic", "random"],
         "games_per_participant": 4, "seed": 50}
