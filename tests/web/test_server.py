@@ -286,3 +286,28 @@ def test_serve_prints_its_address_and_warns_off_localhost(monkeypatch, capsys, t
     out = capsys.readouterr().out
     assert "WARNING" in out and "http://0.0.0.0:8000/" in out
     assert calls[0] == {"host": "127.0.0.1", "port": 8123, "log_level": "warning"}
+
+
+def test_a_model_from_the_models_folder_and_the_search_bot_take_seats(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from kabenvs.agents.policy import save_model
+    from kabenvs.core.registry import make_game
+    from training.build import make_env, make_model, make_pool
+    from training.config import validate
+
+    cfg = validate({"game": {"env_id": "kabaleo_v0", "num_players": 2},
+                    "algorithm": {"n_envs": 2, "n_steps": 8, "batch_size": 16},
+                    "self_play": {"opponents": {"random": 1.0}}})
+    game = make_game("kabaleo_v0", num_players=2)
+    env = make_env(cfg, game, make_pool(cfg, game, warn=False))
+    models = tmp_path / "models"
+    save_model(make_model(cfg, env), models / "tiny.zip", game)
+    with client(tmp_path / "data", models=models) as c:
+        assert c.get("/api/catalog").json()["models"] == ["tiny"]
+        made = new_game(c, "kabaleo_v0", ("model:tiny", "search:sims=8"))
+        v = wait_for(c, made["id"], "all", token(made["watch"]), lambda v: v["game"]["status"] != "playing",
+                     timeout=60)
+        assert v["game"]["status"] == "finished", v["game"]["error"]
+        record = c.get(f"/api/games/{made['id']}/record").json()
+    assert record["seats"][0]["kind"] == "model" and len(record["seats"][0]["model_hash"]) == 64
+    assert record["seats"][1]["kind"] == "search"
