@@ -12,7 +12,9 @@ import asyncio
 import dataclasses
 import json
 import secrets
+import sys
 import threading
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -337,7 +339,10 @@ class Manager:
                 with live.lock:
                     live.row.status = "error"
                     who = f"player {p} ({live.seats[p].describe()})"
-                    live.row.error = f"{who} failed: {type(exc).__name__}: {exc}"
+                    # the details go to the server's log only: an illegal-move error lists the
+                    # agent's legal moves, which may name its hidden cards
+                    traceback.print_exception(exc, file=sys.stderr)
+                    live.row.error = f"{who} failed ({type(exc).__name__}; details in the server's log)"
                     self.store.save_progress(live.row)
                 return
 
