@@ -7,6 +7,7 @@ import json
 import sqlite3
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -277,7 +278,8 @@ def test_serve_prints_its_address_and_warns_off_localhost(monkeypatch, capsys, t
 
     calls = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
-    spec = importlib.util.spec_from_file_location("serve", "scripts/serve.py")
+    script = Path(__file__).resolve().parents[2] / "scripts" / "serve.py"
+    spec = importlib.util.spec_from_file_location("serve", script)
     serve = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(serve)
     assert serve.main(["--port", "8123", "--data", str(tmp_path / "d")]) == 0

@@ -6,6 +6,7 @@ import io
 import json
 import time
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -18,12 +19,13 @@ with warnings.catch_warnings():
 from kabenvs.web.app import create_app
 from kabenvs.web.study import StudyConfigError, load_study, validate_study
 
+ROOT = Path(__file__).resolve().parents[2]
 GOOD = {"study": "pilot", "game": "kabaleo_v0", "players": 2, "agents": ["heuristic", "random"],
         "games_per_participant": 4, "seed": 50}
 
 
 def test_the_shipped_example_study_is_valid():
-    study = load_study("configs/studies/kabaleo_pilot.yaml")
+    study = load_study(ROOT / "configs" / "studies" / "kabaleo_pilot.yaml")
     assert study.game == "kabaleo_v0" and study.agents == ("heuristic", "random")
 
 
@@ -129,7 +131,7 @@ def test_participants_play_their_series_and_the_results_count_them(tmp_path):
     try:
         sys.argv = ["evaluate.py", "--human-log", str(log)]
         with redirect_stdout(out), pytest.raises(SystemExit) as done:
-            runpy.run_path("scripts/evaluate.py", run_name="__main__")
+            runpy.run_path(str(ROOT / "scripts" / "evaluate.py"), run_name="__main__")
     finally:
         sys.argv = argv
     assert done.value.code in (0, None) and "heuristic" in out.getvalue()
