@@ -53,7 +53,7 @@ class TablePage:
 
     def __init__(self, context, allow_network_errors: bool = False) -> None:
         self.page = context.new_page()
-        self.page.set_default_timeout(20000)
+        self.page.set_default_timeout(30000)  # generous: CI machines may be busy
         self.page.add_init_script(CAPTURE_JS)
         self.errors: list[str] = []
         self.allow_network_errors = allow_network_errors
@@ -84,7 +84,7 @@ class TablePage:
     def status(self) -> str:
         return self.body("status")
 
-    def wait_turn_or_end(self, timeout_ms: int = 20000) -> bool:
+    def wait_turn_or_end(self, timeout_ms: int = 60000) -> bool:
         """True when this seat decides now, False when the game is over."""
         self.page.wait_for_function(
             "document.body.dataset.myTurn === '1' || "

@@ -19,7 +19,7 @@ from kabenvs.web.live import narrate, table_view
 from tests.web.helpers import TablePage, api, play_to_end, token_of
 
 GAMES = ["kabaleo_v0", "barakka_v0", "cabula_v0", "alakazum_v0", "kabaal_v0"]
-GAME_BUDGET_S = 150
+GAME_BUDGET_S = 300  # per game; about 5-25 s on an idle 2-core machine
 
 
 def _screenshot_dir(tmp_path: Path) -> Path:
@@ -152,8 +152,7 @@ def test_restart_the_server_mid_game_and_continue(browser, server):
     server.stop()
     page.page.wait_for_function("document.getElementById('error').textContent.includes('unreachable')")
     server.start()
-    page.page.wait_for_function("document.getElementById('error').textContent === '' || "
-                                "document.body.dataset.myTurn === '1'")
+    page.page.wait_for_function("document.getElementById('error').textContent === ''")  # back again
     assert page.move >= move_before
     played = play_to_end(page, GAME_BUDGET_S)
     assert played > 0 and page.status == "finished"

@@ -9,6 +9,7 @@
   const hot = params.has("hot");
   let seat = params.get("seat") || "0";
   let lastMove = -1, lastStatus = "", eventsSeen = 0, selected = 0, legal = [], covered = false;
+  let unreachable = false;
   let stopped = false, sending = false, typed = "", typedAt = 0, pending = null;
   const POLL_MS = 250;
 
@@ -221,7 +222,13 @@
       document.body.dataset.seat = seat;
       document.body.dataset.myTurn = legal.length ? "1" : "0";
     })();
-    try { await pending; } catch (e) { showError("server unreachable, retrying..."); } finally { pending = null; }
+    try {
+      await pending;
+      if (unreachable) { unreachable = false; showError(""); }  // back after a restart
+    } catch (e) {
+      unreachable = true;
+      showError("server unreachable, retrying...");
+    } finally { pending = null; }
   }
 
   $("cover-go").addEventListener("click", () => {
