@@ -223,3 +223,22 @@ def test_a_participant_plays_a_study_series_and_the_results_page_shows_it(browse
         assert page.errors == []
     finally:
         srv.stop()
+
+
+def test_the_lobby_seats_the_search_bot_with_its_settings_and_shows_errors(browser, server):
+    page = TablePage(browser.new_context())
+    p = page.page
+    p.goto(server.url + "/")
+    p.wait_for_function("document.body.dataset.ready === '1'")
+    p.select_option("#game", "kabaleo_v0")
+    p.select_option("#seat-1", "search")
+    p.fill("#seat-1-search", "sims=nope")
+    p.click("#start")
+    p.wait_for_function("document.getElementById('error').textContent !== ''")
+    assert "seat 1" in p.locator("#error").inner_text()
+    p.fill("#seat-1-search", "sims=16")
+    p.click("#start")
+    p.wait_for_selector("#result:not([hidden])")
+    page.goto(server.url + p.locator("a.seat-link").first.get_attribute("href"))
+    assert page.page.locator("#seats").inner_text().count("search") == 1
+    assert page.errors == [e for e in page.errors if "400" in e]  # only the refused start

@@ -43,6 +43,11 @@
       for (const c of seatChoices()) sel.appendChild(el("option", { value: c }, c));
       sel.value = i === 0 ? "human" : "heuristic";
       lab.appendChild(sel);
+      // the search bot's settings (docs/search.md), e.g. sims=400,rollout=heuristic
+      const opts = el("input", { id: "seat-" + i + "-search", placeholder: "search settings, e.g. sims=200", size: 28 });
+      opts.hidden = true;
+      sel.addEventListener("change", () => { opts.hidden = sel.value !== "search"; });
+      lab.appendChild(opts);
       box.appendChild(lab);
     }
   }
@@ -75,7 +80,10 @@
     $("error").textContent = "";
     const n = Number($("players").value);
     const seats = [];
-    for (let i = 0; i < n; i++) seats.push($("seat-" + i).value);
+    for (let i = 0; i < n; i++) {
+      const spec = $("seat-" + i).value, extra = $("seat-" + i + "-search").value.trim();
+      seats.push(spec === "search" && extra ? "search:" + extra : spec);
+    }
     const body = { env_id: $("game").value, seats: seats, options: readOptions(), hot_seat: $("hot").checked };
     if ($("seed").value !== "") body.seed = Number($("seed").value);
     const res = await fetch("/api/games", {
