@@ -369,7 +369,8 @@ class State:
             "current_player": self.current_player,
             # decision() may name the decider's secret (Barakka: the card in hand): the others
             # read only whose turn it is, unless the game's table view says more
-            "decision": self.decision() if seat is None or seat == self.current_player else State.decision(self),
+            "decision": (self.decision() if seat is None or seat == self.current_player
+                         else State.decision(self)),
             "terminal": over,
             "winners": (_plain_list(self.winners()) if not self.truncated else []) if over else None,
             "scores": _plain_list(self.scores()) if over else None,

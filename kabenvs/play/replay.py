@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from kabenvs.agents.human import Console
 from kabenvs.play.cli import UsageError
-from kabenvs.play.view import seen_name
+from kabenvs.play.view import final_tables, seen_name
 from kabenvs.records import RecordError, check_against_game, game_of, read_records, replay_states, result_of
 
 
@@ -25,7 +25,11 @@ def _result_text(result: dict) -> str:
         return "truncated (no result)"
     if not result.get("finished"):
         return "abandoned (no result)"
-    return f"winners {result.get('winners')}, returns {result.get('returns')}"
+    winners = result.get("winners") or []
+    if not winners:
+        return "nobody wins"
+    names = " and ".join(f"player {p}" for p in winners)
+    return f"{names} {'wins' if len(winners) == 1 else 'share the victory'}"
 
 
 def replay_main(args, console: Console) -> int:
@@ -77,8 +81,10 @@ def replay_main(args, console: Console) -> int:
         console.write(state.render(view))
         for step, act in enumerate(record["actions"]):
             label = seen_name(state, act["action"], view)
-            state = next(states)
+            before, state = state, next(states)
             console.write(f"\n--- step {step + 1}: {who(act['player'])}: {label} ---")
+            for event in state.narrate(before, act["action"], view)[1:]:
+                console.write(f"  {event}")
             console.write(state.render(view))
             if args.step and step + 1 < len(record["actions"]):
                 answer = console.ask("Enter: next step, q: stop ")
@@ -94,8 +100,9 @@ def replay_main(args, console: Console) -> int:
     logged = record["result"]
     console.write("")
     console.write(f"Result: {_result_text(recomputed)}")
-    if recomputed.get("scores") is not None:
-        console.write(f"Final scores: {recomputed['scores']}")
+    if recomputed.get("finished"):
+        console.write("Scores:")
+        console.write("\n".join(final_tables(state, [who(p) for p in range(n)])))
     keys = ("finished", "truncated", "winners", "returns")
     same = all(recomputed.get(key) == logged.get(key) for key in keys)
     if not same:

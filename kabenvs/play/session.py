@@ -210,8 +210,8 @@ class PlaySession:
             for _ in range(SECRET_PROBES):
                 try:
                     world = state.resample_hidden(q, rng)
-                except NotImplementedError:
-                    return True  # cannot tell: keep the secret
+                except Exception:  # a game without resampling (or a position it cannot resample)
+                    return True  # cannot tell: keep the secret, ask
                 if len(world.legal_actions()) != 1:
                     return True
         return False
@@ -238,7 +238,8 @@ class PlaySession:
             if self.moves:
                 last = self.moves[-1]
                 lines.append("How it ended:")
-                lines.append(f"  {self.who(last.player)}: {last.name}")
+                auto = " (the only legal choice, taken without asking)" if last.auto else ""
+                lines.append(f"  {self.who(last.player)}: {last.name}{auto}")
                 lines.extend(f"  {event}" for event in last.events_for(None))
             lines.append("Scores:")
             lines.extend(final_tables(state, [self.who(p) for p in range(n)]))

@@ -93,6 +93,14 @@ def _title(key: str) -> str:
     return key.replace("_", " ")
 
 
+def _column(headers: list[str], columns: list[list], key: str, values: list) -> None:
+    """Add a per-player column, unless it repeats one (a score given twice) or is empty."""
+    if _title(key) in headers or all(v is None for v in values):
+        return
+    headers.append(_title(key))
+    columns.append(values)
+
+
 def final_tables(state: State, names: list[str]) -> list[str]:
     """The end of a game as tables from its public ``final_info``: one row per player (``names``)
     with the score, the return and every per-player fact; facts per colour or per kind as a
@@ -111,14 +119,13 @@ def final_tables(state: State, names: list[str]) -> list[str]:
         if key in ("winners", "scores"):
             continue
         if isinstance(value, list) and len(value) == n and all(_showable(v) for v in value):
-            headers.append(_title(key))
-            columns.append(value)
+            _column(headers, columns, key, value)
         elif isinstance(value, list) and len(value) == n and all(isinstance(v, dict) for v in value):
             fields = [k for k in value[0] if all(_showable(v.get(k)) for v in value)]
             for k in fields:
-                headers.append(_title(k))
-                columns.append([v.get(k) for v in value])
-        elif isinstance(value, dict) and value and all(_showable(v) and not isinstance(v, list) for v in value.values()):
+                _column(headers, columns, k, [v.get(k) for v in value])
+        elif isinstance(value, dict) and value and all(
+                _showable(v) and not isinstance(v, list) for v in value.values()):
             extra.append(f"{_title(key)}:")
             extra.extend(format_table(list(value), [list(value.values())], indent="    "))
         elif _showable(value) and not isinstance(value, list):

@@ -64,7 +64,8 @@ def _tiles(before, after) -> list[str]:
                 out.append(f"{player_name(q)} loses the {g.colours[c]} tile")
         for c, (was, now) in enumerate(zip(before.sadid_missed[q], after.sadid_missed[q])):
             if now and not was:
-                out.append(f"{player_name(q)} finished {g.colours[c]} out of the Sadid order: never that tile")
+                out.append(f"{player_name(q)} finished {g.colours[c]} out of the Sadid order: "
+                           f"never that tile")
     gone = [c for c in before.sadid_stack if c not in after.sadid_stack]
     for c in gone:
         if not any(after.tiles[q][c] for q in range(after.num_players)):
@@ -86,7 +87,9 @@ def score_lines(state) -> list[str]:
         for s in ps.sequences:
             what = f"{g.colours[s.colour]} {s.total}"
             parts.append(what + (f" ({s.flaw})" if s.flaw else f" (run 1-{s.run})" if s.run else ""))
-        rose = f", Desert Rose {ps.rose}" + (f" {ps.rose_penalty}" if ps.rose_penalty else "") if ps.rose else ""
+        rose = ""
+        if ps.rose:
+            rose = f", Desert Rose {ps.rose}" + (f" {ps.rose_penalty}" if ps.rose_penalty else "")
         out.append(f"{player_name(p)}: {ps.total} points: sequences {ps.sequence_points} "
                    f"({', '.join(parts) or 'none'}), {ps.tiles} tile(s) {ps.tile_bonus}{rose}")
     return out

@@ -90,7 +90,8 @@ def _observe(sim, events: list[str]) -> None:
 
     def start_round():
         cls._start_round(sim)
-        events.append(f"round {sim.round}: {player_name(sim.amulet)} holds the amulet; 8 cards dealt to each player")
+        events.append(f"round {sim.round}: {player_name(sim.amulet)} holds the amulet; "
+                      f"8 cards dealt to each player")
 
     def end_game():
         cls._end_game(sim)

@@ -62,5 +62,6 @@ def ending(state) -> list[str]:
                 lines.append(f"the tie was decided by {what}")
             lines.append(f"{player_name(tied[0])} wins")
             return lines
-    lines.append(" and ".join(player_name(p) for p in tied) + " share the victory (still tied after every tie-break)")
+    lines.append(" and ".join(player_name(p) for p in tied)
+                 + " share the victory (still tied after every tie-break)")
     return lines

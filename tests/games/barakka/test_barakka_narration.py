@@ -26,7 +26,8 @@ def test_a_deck_draw_shows_the_card_to_its_drawer_only():
     assert s.narrate(before, a, None) == ["player 0: draw from the deck", "player 0 draws red 3"]
     assert s.narrate(before, a, 1) == ["player 0: draw from the deck",
                                        "player 0 draws a card from the deck (hidden)"]
-    assert s.table_view(1)["players"][0]["holds"] is None and s.table_view(0)["players"][0]["holds"] == ["red 3"]
+    assert s.table_view(1)["players"][0]["holds"] is None
+    assert s.table_view(0)["players"][0]["holds"] == ["red 3"]
 
 
 def test_el_karim_first_card_is_shown_to_the_opponent_also_with_table_memory():
@@ -36,8 +37,8 @@ def test_el_karim_first_card_is_shown_to_the_opponent_also_with_table_memory():
         s.touch()
         do(s, "draw from the deck")
         tale = told(s, "play onto sequence 1", seat=1)
-        assert tale == ["player 0: play onto sequence 1",
-                        "player 0 starts sequence 1 face down with red 4 (shown to the opponent first)"], memory
+        shown_first = "player 0 starts sequence 1 face down with red 4 (shown to the opponent first)"
+        assert tale == ["player 0: play onto sequence 1", shown_first], memory
         # on the table it is a back to the opponent unless it remembers every card it saw
         shown = s.table_view(1)["players"][0]["sequences"][0]["cards"]
         assert shown == (["red 4"] if memory == "perfect" else [None])

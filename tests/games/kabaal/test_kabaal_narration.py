@@ -95,7 +95,8 @@ def test_the_replayed_move_reaches_exactly_the_state_after_it_and_games_end_with
     """The narration replays the move with the rule steps observed: it must land on the real
     state after the move, or it would tell another game."""
     rnd = random.Random(3)
-    for config in ({"num_players": 3}, {"num_players": 2, "dagon": True}, {"num_players": 4, "max_rounds": 2}):
+    configs = ({"num_players": 3}, {"num_players": 2, "dagon": True}, {"num_players": 4, "max_rounds": 2})
+    for config in configs:
         s = KabaalGame(**config).new_state(rnd.randrange(1000))
         tale = []
         while s.current_player is not None:

@@ -28,7 +28,8 @@ def test_a_cancellation_is_told_with_what_the_spot_shows_again():
 
 def test_the_last_move_reveals_the_colours_and_names_the_tie_break_that_decided():
     # orange (player 1) and green (player 0) end on 4 spots each; orange tops more covered stacks
-    board = [[O]] * 2 + [[B]] + [[B, O]] + [[G]] * 3 + [[P, G]] + [[O, B]] * 2 + [[G, P]] + [[B]] * 2 + [[P]] * 3
+    board = ([[O]] * 2 + [[B]] + [[B, O]] + [[G]] * 3 + [[P, G]] + [[O, B]] * 2 + [[G, P]]
+             + [[B]] * 2 + [[P]] * 3)
     game, s = rigged(spots=board, stock=[[0], [1]], targets=[G, O], player=1)
     tale = narrated(game, s, O, 2, seat=0)
     assert s.winners() == [1]
