@@ -74,7 +74,8 @@ def _trace(before: "AlakazumState", action: int) -> tuple["AlakazumState", list[
     t.wrap("_draw_forest", post=lambda card, _, p: ev(("forest_draw", p, card)))
     t.wrap("_trap", pre=lambda p, card: ev(("trap", p, card, len(s.hands[p]))))
     t.wrap("_start_forest_combat", pre=lambda p, card: ev(("forest_fight", p, card)))
-    t.wrap("_start_player_combat", pre=lambda p, q, target: ev(("player_fight", p, q, target, s.level[target])))
+    t.wrap("_start_player_combat",
+           pre=lambda p, q, target: ev(("player_fight", p, q, target, s.level[target])))
 
     def combat_value(value, _, card):
         if s.game.cs.cards[card].combat[s.level[card]] == DIE:
@@ -104,7 +105,7 @@ def _trace(before: "AlakazumState", action: int) -> tuple["AlakazumState", list[
     t.wrap("_resolve", pre=lambda p, ann: (list(s.market), list(s.level)),
            post=lambda _, info, p, ann: ev(("resolve", p, ann, info[0], info[1])))
     t.wrap("_cast", post=lambda _, __, p, sp: ev(("cast", p, sp, list(s.fm))))
-    t.wrap("_reveal", pre=lambda p, cards: ev(("reveal", p, list(cards), before.pending and before.pending["k"])))
+    t.wrap("_reveal", pre=lambda p, cards: ev(("reveal", p, list(cards), before.pending["k"])))
     sim.apply(action)
     return sim, t.events
 
@@ -160,7 +161,8 @@ def _event_lines(s: "AlakazumState", e: tuple, seat: int | None, old_levels: lis
         line = f"player {p} falls into a trap: {name(card)}"
         eff = cs.effect[card]
         if eff == "black_friday":
-            line += f" (gives {h // 2} of {h} hand cards away)" if h >= 2 else " (no effect: 1 or no hand card)"
+            line += f" (gives {h // 2} of {h} hand cards away)" if h >= 2 else \
+                " (no effect: 1 or no hand card)"
         return [line]
     if kind == "forest_fight":
         _, p, card = e
@@ -240,7 +242,8 @@ def _event_lines(s: "AlakazumState", e: tuple, seat: int | None, old_levels: lis
     if kind == "announce":
         _, p, ann, pend = e
         if pend is not None and pend.get("k") == "voodoo_window":
-            return [f"player {p} announces {_announcement(s, ann)}: the others may cancel it with a voodoo doll"]
+            return [f"player {p} announces {_announcement(s, ann)}: the others may cancel it with a "
+                    "voodoo doll"]
         return []
     if kind == "resolve":
         return _resolved(s, e)
@@ -309,7 +312,10 @@ def _decision_lines(s: "AlakazumState", before: "AlakazumState", action: int, se
     kind = s.game.kind_of[action]
     move = s.game.move_of[action]
     out = []
-    if k == "voodoo_window" and kind == "voodoo":
+    if k == "pick_initial_character" and not s.display and len(before.display) > 1:
+        left = [c for c in before.display if c != cs.characters[move[0]]]
+        out.append(f"nobody chose {_names(s, left)}: they go to the forest graveyard")
+    elif k == "voodoo_window" and kind == "voodoo":
         out.append(f"player {p} cancels player {pend['actor']}'s {_announcement(s, pend['ann'])} with a "
                    "voodoo doll (the doll goes back to the box)")
     elif k == "training_target":
@@ -319,7 +325,8 @@ def _decision_lines(s: "AlakazumState", before: "AlakazumState", action: int, se
         f = before.finals[move[0]]
         if _sees_all(seat, p):
             value = dict(s.game.finals_in_play)[f]
-            out.append(f"player {p} looks at final enemy card {move[0]}: {cs.cards[f].name} ({value} culture points)")
+            out.append(f"player {p} looks at final enemy card {move[0]}: {cs.cards[f].name} "
+                       f"({value} culture points)")
         else:
             out.append(f"player {p} looks at final enemy card {move[0]} (hidden)")
     elif k == "levitation_target":
@@ -330,7 +337,8 @@ def _decision_lines(s: "AlakazumState", before: "AlakazumState", action: int, se
     elif k == "revive_target":
         out.append(f"{cs.cards[cs.characters[move[0]]].name} joins player {p}'s team at level A")
     elif k == "broom_target":
-        out.append(f"{cs.cards[cs.characters[move[0]]].name} of player {p} rides a broom for the rest of the game")
+        name = cs.cards[cs.characters[move[0]]].name
+        out.append(f"{name} of player {p} rides a broom for the rest of the game")
     elif k == "give_card":
         to = pend["to"]
         if seat is None or seat in (p, to):
@@ -356,7 +364,7 @@ def _decision_lines(s: "AlakazumState", before: "AlakazumState", action: int, se
     elif k in ("potion_bidding", "forest_combat_potions") and kind == "potion" and s.combat is not None:
         a, d = _totals(s, s.combat)
         out.append(f"combat points now {a} (player {s.combat['a']}) against {d}")
-    elif k in ("die_potions", "forest_die_potions", "steal_reply") and before.combat is not None and kind == "potion":
+    elif k in ("die_potions", "forest_die_potions", "steal_reply") and kind == "potion":
         cb = s.combat
         if cb is not None:
             side = cb["win"]

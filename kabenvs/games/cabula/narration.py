@@ -31,8 +31,15 @@ def _a(name: str) -> str:
     return ("an " if name[0] in "aeiouAEIOU" else "a ") + name
 
 
+def _stars(display: list[int]) -> str:
+    """Displayed stars in words: "2 stars and 1 double star"."""
+    parts = [f"{k} {STAR_NAMES[i]}{'s' if k != 1 else ''}" for i, k in enumerate(display) if k]
+    return " and ".join(parts) or "no star"
+
+
 def _counts(cards: list[int]) -> str:
-    return ", ".join(f"{k} {SINGULAR[c] if k == 1 else PLURAL[c]}" for c, k in enumerate(cards) if k) or "no card"
+    parts = [f"{k} {SINGULAR[c] if k == 1 else PLURAL[c]}" for c, k in enumerate(cards) if k]
+    return ", ".join(parts) or "no card"
 
 
 # ----------------------------------------------------------------------------- tracing
@@ -115,14 +122,15 @@ def _event_lines(e: tuple, seat: int | None, n: int) -> list[str]:
         sent = f" (sent by {player_name(by)})" if by is not None else ""
         if c == SKULL:
             lost = display[0] + display[1]
-            tail = (f": {player_name(p)} loses every displayed star ({display[0]} stars, {display[1]} double "
-                    "stars)") if lost else f": {player_name(p)} has no displayed star to lose"
+            tail = (f": {player_name(p)} loses every displayed star ({_stars(display)})" if lost
+                    else f": {player_name(p)} has no displayed star to lose")
             return [f"the Skull{sent} hits {player_name(p)}{tail}"]
         if c == WITCH:
             tail = "" if display[0] + display[1] else f": {player_name(p)} has no displayed star to lose"
             return [f"the Thieving Witch{sent} hits {player_name(p)}{tail}"]
         if c == NECRO:
-            return [f"Necromancy{sent} hits {player_name(p)}: they discard or draw until they hold five cards"]
+            return [f"Necromancy{sent} hits {player_name(p)}: they discard or draw until they hold five "
+                    "cards"]
         return []
     if kind == "turned":
         _, by, t, c = e
@@ -159,8 +167,7 @@ def _effect_lines(e: tuple, seat: int | None, n: int) -> list[str]:
     elif not display[0] + display[1]:
         out.append(f"{player_name(v)} displays no star: nothing happens")
     elif card == CAULDRON and cnt == 2:
-        out.append(f"{player_name(v)} takes every displayed star back into their hand ({display[0]} stars, "
-                   f"{display[1]} double stars)")
+        out.append(f"{player_name(v)} takes every displayed star back into their hand ({_stars(display)})")
     return out
 
 

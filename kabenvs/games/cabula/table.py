@@ -115,7 +115,8 @@ def table_view(s: "CabulaState", seat: int | None) -> dict[str, Any]:
         "deck_known": deck_known,
         "pending": _pending(s),
         "pending_draws": draws,
-        "necromancy": sorted({f["p"] for f in s.stack if f["k"] == "necro"}) if s.current_player is not None else [],
+        "necromancy": sorted({f["p"] for f in s.stack if f["k"] == "necro"}) if s.current_player is not None
+        else [],
         "last_play": None if lp is None else {
             "player": lp[0], "card": None if lp[1] < 0 else KEYS[lp[1]], "count": lp[2], "pass": lp[1] < 0},
         "last_attack": None if la is None else {

@@ -79,7 +79,8 @@ def test_a_failed_hypnosis_and_a_lost_forest_combat():
     s = t.begin_turn(0)
     before, a = step(s, "pass")  # 2 against Vicentica's 2: a tie goes to the forest character
     text = tale(s, before, a, 1)
-    assert "Vicentica wins the combat (2 against 2) and goes back into the forest deck, which is shuffled" in text
+    assert ("Vicentica wins the combat (2 against 2) and goes back into the forest deck, which is "
+            "shuffled") in text
     assert "graveyard" not in text  # Olentzero is player 0's only character: it stays
 
     t = Table(2)
@@ -146,7 +147,8 @@ def test_the_table_view_shows_stats_threshold_market_and_combat_by_name():
     assert me["alakazum_points"]["CAT"] == 2 and me["culture_points"]["CAT"] == 0
     assert view["market"] == ["Magic hat 1", "Die potion +1"]  # top first
     cb = view["combat"]
-    assert cb["kind"] == "forest" and cb["fighter"]["name"] == "Olentzero" and cb["target"]["name"] == "Fallera"
+    assert cb["kind"] == "forest"
+    assert cb["fighter"]["name"] == "Olentzero" and cb["target"]["name"] == "Fallera"
     assert (cb["attacker_base"], cb["attacker_total"], cb["defender_total"]) == (2, 3, 1)
     assert cb["potions"] == [{"card": "Combat potion +1", "by": 0, "on": "combat"}]
     assert view["targets"] == {}  # forest combat potions: only combat potions, and the hand holds none now
@@ -165,7 +167,8 @@ def test_click_targets_name_the_things_on_the_table():
     assert "pass" not in names
     do(s, "fight and hypnotise")
     names = {s.action_name(int(a)): key for a, key in s.table_view(0)["targets"].items()}
-    assert names == {"character Penitente": "character:Penitente", "character Casteller": "character:Casteller"}
+    assert names == {"character Penitente": "character:Penitente",
+                     "character Casteller": "character:Casteller"}
 
 
 @pytest.mark.parametrize("players", [2, 3])
@@ -211,3 +214,14 @@ def test_santa_claus_die_recipient_is_remembered():
     step(one, "to the player 1 seat(s) to the left")
     step(two, "to the player 2 seat(s) to the left")
     assert not np.array_equal(one.observation(0), two.observation(0))
+
+
+def test_the_last_pick_sends_the_unchosen_characters_to_the_graveyard():
+    s = AlakazumGame(num_players=2).new_state(3)
+    first = s.current_player
+    step(s, "character Moura")
+    before, a = step(s, "character Olentzero")
+    lines = s.narrate(before, a, first)
+    assert lines[:3] == [f"player {1 - first}: character Olentzero",
+                         "nobody chose Senyor Pirotècnic, Tió de Nadal, Penitente: they go to the forest graveyard",
+                         f"turn 1: player {first}'s turn"]

@@ -28,9 +28,11 @@ def test_draws_are_named_to_the_drawer_only():
     s = rig(3, hands=[{"parchment": 1}, {}, {}], top=["star", "dragon"])
     before, a = step(s, "play +2 parchment")
     assert s.narrate(before, a, 0)[:4] == [
-        "player 0: play +2 parchment", "player 0 draws a star", "player 0 draws a dragon", "turn 2: player 1's turn"]
+        "player 0: play +2 parchment", "player 0 draws a star", "player 0 draws a dragon",
+        "turn 2: player 1's turn"]
     assert s.narrate(before, a, 1)[:4] == [
-        "player 0: play +2 parchment", "player 0 draws a card", "player 0 draws a card", "turn 2: player 1's turn"]
+        "player 0: play +2 parchment", "player 0 draws a card", "player 0 draws a card",
+        "turn 2: player 1's turn"]
     assert s.narrate(before, a, None)[:4] == s.narrate(before, a, 0)[:4]
 
 
@@ -49,7 +51,8 @@ def test_a_curse_turned_with_two_wands_names_who_sent_it():
     before, a = step(s, "take the curse")
     assert s.narrate(before, a, 0) == [
         "player 1: take the curse",
-        "the Skull (sent by player 0) hits player 1: player 1 loses every displayed star (2 stars, 1 double stars)",
+        "the Skull (sent by player 0) hits player 1: player 1 loses every displayed star "
+        "(2 stars and 1 double star)",
     ]
     assert s.display[1] == [0, 0]
 
@@ -65,7 +68,8 @@ def test_a_drawn_curse_opens_a_wand_window_and_the_witch_takes_a_star():
     ]
     before, a = step(s, "take the curse")
     assert s.narrate(before, a, 1)[:4] == [
-        "player 0: take the curse", "the Thieving Witch hits player 0", "player 0 loses a star to the Thieving Witch",
+        "player 0: take the curse", "the Thieving Witch hits player 0",
+        "player 0 loses a star to the Thieving Witch",
         "turn 2: player 1's turn"]  # the dragon was the turn's play
 
 
@@ -76,7 +80,8 @@ def test_a_card_taken_with_two_crystal_balls_is_hidden_from_the_others():
     assert "player 0 looks at player 1's hand: 1 star, 1 dragon" in s.narrate(before, a, 0)
     assert "player 0 looks at player 1's hand" in s.narrate(before, a, 2)
     before, a = step(s, "take a star")
-    assert s.narrate(before, a, 1)[:2] == ["player 0: take a star", "player 0 takes a star from player 1's hand"]
+    assert s.narrate(before, a, 1)[:2] == [
+        "player 0: take a star", "player 0 takes a star from player 1's hand"]
     assert s.narrate(before, a, 2)[:3] == [
         "player 0: take a card (hidden)", "player 0 takes a card from player 1's hand (hidden)",
         "turn 2: player 1's turn"]
@@ -107,7 +112,8 @@ def test_the_table_view_and_its_click_targets():
     view = s.table_view(0)
     assert json.loads(json.dumps(view)) == view
     me, p1, _ = view["players"]
-    assert me["hand"] == [{"card": "star", "name": "star", "count": 1}, {"card": "dragon", "name": "dragon", "count": 2}]
+    assert me["hand"] == [{"card": "star", "name": "star", "count": 1},
+                          {"card": "dragon", "name": "dragon", "count": 2}]
     assert (p1["stars"], p1["double_stars"], p1["total"], p1["hand_size"], p1["hand"], p1["known_hand"]) == (
         2, 1, 4, 1, None, [])
     assert view["deck_size"] == len(s.deck) and view["pending"] == {"kind": "main", "player": 0}
@@ -118,7 +124,8 @@ def test_the_table_view_and_its_click_targets():
     assert s.table_view(1)["players"][0]["hand"] is None
     step(s, "play 2 dragons")
     names = {s.action_name(int(a)): key for a, key in s.table_view(0)["targets"].items()}
-    assert names == {"target the player 1 seat clockwise": "player:1", "target the player 2 seats clockwise": "player:2"}
+    assert names == {"target the player 1 seat clockwise": "player:1",
+                     "target the player 2 seats clockwise": "player:2"}
     step(s, "target the player 1 seat clockwise")
     view = s.table_view(1)  # player 1 gives up a star: a single or the double
     assert view["pending"]["kind"] == "star" and view["pending"]["reason"] == "prank"
@@ -144,7 +151,8 @@ def test_no_leak_in_table_views_and_narration_of_random_games(players):
                 drawn = re.fullmatch(r"player (\d) draws an? (.+)", line)
                 if drawn and drawn[2] != "card":
                     assert int(drawn[1]) == seat, line
-                taken = re.fullmatch(r"player (\d) takes an? (.+?)( at random)? from player (\d)'s hand", line)
+                taken = re.fullmatch(r"player (\d) takes an? (.+?)( at random)? from player (\d)'s hand",
+                                     line)
                 if taken and taken[2] != "card":
                     assert seat in (int(taken[1]), int(taken[4])), line
         if len(s.history) % 11 == 0:
