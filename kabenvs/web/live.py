@@ -32,6 +32,35 @@ SERVER_ONLY_OPTIONS = {"cards"}
 MAX_EVENTS_PER_REPLY = 400
 
 
+# Worlds sampled per other human to decide whether a seat's only legal choice is a secret (as in
+# terminal play, kabenvs.play.session).
+SECRET_PROBES = 8
+ONLY_CHOICE = object()  # agent_to_move's answer for a human's only legal move, taken without asking
+ONLY_CHOICE_TAKEN = "(your only legal choice, taken without asking)"
+ONLY_CHOICE_ASKED = ("You have only one legal choice. You are asked anyway: the other players could "
+                     "otherwise tell that you had no other.")
+
+
+def only_choice_is_secret(live: LiveGame, state: State) -> bool:
+    """Whether another human of this game could not know that the seat to move has one legal
+    choice: in some world that human cannot tell apart from this one, the seat has several.
+    Taking it at once would show them (the move would come at the agents' pace)."""
+    p = state.current_player
+    others = [q for q, s in enumerate(live.seats) if s.kind == "human" and q != p]
+    if not others or not state.game.has_hidden_information:
+        return False
+    rng = np.random.default_rng(len(state.history))
+    for q in others:
+        for _ in range(SECRET_PROBES):
+            try:
+                world = state.resample_hidden(q, rng)
+            except Exception:  # noqa: BLE001 (a position that cannot be resampled: keep the secret)
+                return True
+            if len(world.legal_actions()) != 1:
+                return True
+    return False
+
+
 class WebError(Exception):
     """A refused request: ``status`` is the HTTP status, the message one line for the client."""
 
@@ -100,29 +129,48 @@ class LiveGame:
         # events[i] = the i-th move: {"player", "lines": {seat: [...]}, "all": [...]}
         self.events: list[dict[str, Any]] = []
         self.driver: asyncio.Task | None = None
+        self._auto_at: tuple[int, bool] | None = None
 
     @property
     def moves(self) -> int:
         return len(self.row.actions)
 
     def agent_to_move(self) -> Agent | None:
+        """Who moves now without a person: the seat's agent, or ``ONLY_CHOICE`` for a human
+        whose only legal move is taken without asking; None while a human decides."""
         p = self.state.current_player
         if p is None or self.row.status != "playing":
             return None
-        return self.seats[p].agent
+        if self.seats[p].agent is not None:
+            return self.seats[p].agent
+        return ONLY_CHOICE if self.only_choice_taken() else None
 
-    def apply(self, action: int) -> None:
-        """Apply a legal ``action`` and narrate it for every seat (call with ``lock`` held)."""
+    def only_choice_taken(self) -> bool:
+        """A human with one legal move is not asked (as in terminal play), unless asking keeps a
+        secret: another human could then tell the seat had no other choice (see
+        ``only_choice_is_secret``). Decided once per move."""
+        if self._auto_at is None or self._auto_at[0] != self.moves:
+            state = self.state
+            auto = len(state.legal_actions()) == 1 and not only_choice_is_secret(self, state)
+            self._auto_at = (self.moves, auto)
+        return self._auto_at[1]
+
+    def asked_anyway(self) -> bool:
+        return len(self.state.legal_actions()) == 1 and not self.only_choice_taken()
+
+    def apply(self, action: int, auto: bool = False) -> None:
+        """Apply a legal ``action`` and narrate it for every seat (call with ``lock`` held);
+        ``auto``: a human's only legal choice, taken without asking (said to that seat)."""
         state = self.state
         player = state.current_player
         before = state.clone()
         state.apply(action)
         n = state.num_players
-        self.events.append({
-            "player": player,
-            "lines": {s: narrate(state, before, action, player, s) for s in range(n)},
-            "all": narrate(state, before, action, player, None),
-        })
+        lines = {s: narrate(state, before, action, player, s) for s in range(n)}
+        if auto:
+            lines[player] = [*lines[player], ONLY_CHOICE_TAKEN]
+        everything = narrate(state, before, action, player, None)
+        self.events.append({"player": player, "lines": lines, "all": everything})
         self.row.actions.append(int(action))
         if state.current_player is None:
             self.row.status = "truncated" if state.truncated else "finished"
@@ -227,7 +275,9 @@ class Manager:
         status, error = row.status, row.error
         row.status = "playing"
         for a in actions:
-            live.apply(live.state.check_action(a))
+            p = live.state.current_player
+            auto = live.seats[p].agent is None and live.only_choice_taken()  # as when it was played
+            live.apply(live.state.check_action(a), auto=auto)
         if status == "error":
             row.status, row.error = status, error
         return live
@@ -285,8 +335,11 @@ class Manager:
                 "events_total": len(live.events),
                 "legal": [],
             }
-            if seat is not None and state.current_player == seat and live.row.status == "playing":
+            if (seat is not None and state.current_player == seat and live.row.status == "playing"
+                    and not live.only_choice_taken()):
                 reply["legal"] = [{"id": a, "name": state.action_name(a)} for a in state.legal_actions()]
+                if live.asked_anyway():
+                    reply["note"] = ONLY_CHOICE_ASKED
             return reply
 
     def human_move(self, live: LiveGame, seat: int, action: Any, move: Any) -> dict[str, Any]:
@@ -298,7 +351,7 @@ class Manager:
             if move != live.moves:
                 raise WebError(409, f"stale move: the game is at move {live.moves}, your page at {move}; "
                                "it has moved on")
-            if live.state.current_player != seat:
+            if live.state.current_player != seat or live.only_choice_taken():
                 raise WebError(409, f"it is not player {seat}'s decision")
             if isinstance(action, bool) or not isinstance(action, int) or not live.state.is_legal(action):
                 raise WebError(400, f"illegal move {action!r} for {live.state.decision()!r}")
@@ -329,11 +382,14 @@ class Manager:
             try:
                 # agents read the live state without changing it; only this task applies while an
                 # agent is to move (a human's move for this seat is refused: not their decision)
-                action = await asyncio.to_thread(agent.act, Decision(p, live.state))
+                if agent is ONLY_CHOICE:
+                    action = live.state.legal_actions()[0]
+                else:
+                    action = await asyncio.to_thread(agent.act, Decision(p, live.state))
                 with live.lock:
                     if live.moves != moves:
                         continue
-                    live.apply(live.state.check_action(int(action)))
+                    live.apply(live.state.check_action(int(action)), auto=agent is ONLY_CHOICE)
                     self.store.save_progress(live.row)
             except Exception as exc:  # noqa: BLE001 (a failing agent stops its game, never the server)
                 with live.lock:

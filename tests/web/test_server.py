@@ -314,3 +314,27 @@ def test_a_model_from_the_models_folder_and_the_search_bot_take_seats(tmp_path):
         record = c.get(f"/api/games/{made['id']}/record").json()
     assert record["seats"][0]["kind"] == "model" and len(record["seats"][0]["model_hash"]) == 64
     assert record["seats"][1]["kind"] == "search"
+
+
+def test_a_humans_only_legal_move_is_taken_unless_asking_keeps_a_secret(data):
+    from kabenvs.web.live import ONLY_CHOICE_TAKEN
+
+    with client(data) as c:  # Alakazum!: "pass" is often the only answer to a window
+        made = new_game(c, "alakazum_v0", ("human", "heuristic"), seed=4)
+        gid, tok = made["id"], token(made["links"]["0"])
+        live = c.app.state.manager.games[gid]
+        asked_single = 0
+        while True:
+            v = wait_for(c, gid, 0, tok, my_turn_or_over)
+            if v["game"]["status"] != "playing":
+                break
+            assert len(v["legal"]) > 1 or "note" in v  # one answer: only asked to keep a secret
+            asked_single += len(v["legal"]) == 1
+            play(c, gid, 0, tok, v)
+        lines = [x for e in view(c, gid, 0, tok).json()["events"] for x in e["lines"]]
+        assert asked_single == 0  # no other human: nothing to hide, never asked
+        assert any(x == ONLY_CHOICE_TAKEN for x in lines)
+        assert not any(x == ONLY_CHOICE_TAKEN for e in live.events for x in e["lines"][1])
+    with client(data) as c2:  # the notes come back with a restarted server's replay
+        relines = [x for e in view(c2, gid, 0, tok).json()["events"] for x in e["lines"]]
+        assert relines == lines

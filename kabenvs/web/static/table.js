@@ -70,7 +70,7 @@
     $("status").textContent = "· " + game.status + (game.error ? ": " + game.error : "");
     $("decision").textContent = view.terminal ? "Game over." :
       (reply.to_move === reply.seat ? "Your decision: " : "Waiting for " + playerName(game, reply.to_move) + ": ") +
-      view.decision;
+      view.decision + (reply.note ? " — " + reply.note : "");
     const seats = $("seats");
     seats.textContent = "";
     game.seats.forEach((s, p) => {
