@@ -114,7 +114,7 @@ class TablePage:
                     break
                 chosen = self.page.locator("#table .chosen").count()
                 try:
-                    targets.nth(pick % count).click(timeout=5000)
+                    targets.nth(pick % count).click(timeout=2000)
                 except PlaywrightTimeout:  # redrawn under the pointer (the table moved on): look again
                     continue
                 # the move went (the counter moves on) or one part of a two-part thing was chosen

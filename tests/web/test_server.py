@@ -288,7 +288,7 @@ def test_serve_prints_its_address_and_warns_off_localhost(monkeypatch, capsys, t
     assert serve.main(["--host", "0.0.0.0", "--data", str(tmp_path / "d")]) == 0
     out = capsys.readouterr().out
     assert "WARNING" in out and "http://0.0.0.0:8000/" in out
-    assert calls[0] == {"host": "127.0.0.1", "port": 8123, "log_level": "warning"}
+    assert calls[0]["host"] == "127.0.0.1" and calls[0]["port"] == 8123
 
 
 def test_a_model_from_the_models_folder_and_the_search_bot_take_seats(tmp_path):
