@@ -102,12 +102,8 @@ def _combat(s: "AlakazumState") -> dict[str, Any] | None:
     }
 
 
-def _announced(s: "AlakazumState") -> dict[str, Any] | None:
-    lp = s.last_play
-    if lp is None:
-        return None
+def _play(s: "AlakazumState", lp: dict[str, Any]) -> dict[str, Any]:
     cs = s.game.cs
-    pend = s.pending
     return {
         "by": s.turn_player,
         "play": lp["a"],
@@ -118,8 +114,17 @@ def _announced(s: "AlakazumState") -> dict[str, Any] | None:
         "spell": SPELLS[lp["s"]] if "s" in lp else None,
         "points": lp.get("pts"),
         "cancelled": lp["cancelled"],
-        "voodoo_window_open": pend is not None and pend["k"] == "voodoo_window",
+        "cancelled_by": lp.get("by"),
     }
+
+
+def _announced(s: "AlakazumState") -> dict[str, Any] | None:
+    """The turn's last announced play (the one a voodoo window is about), or None."""
+    if not s.plays:
+        return None
+    pend = s.pending
+    return {**_play(s, s.plays[-1]),
+            "voodoo_window_open": pend is not None and pend["k"] == "voodoo_window"}
 
 
 def _finals(s: "AlakazumState", seat: int | None) -> list[dict[str, Any]]:
@@ -230,6 +235,7 @@ def table_view(s: "AlakazumState", seat: int | None) -> dict[str, Any]:
         "finals": _finals(s, seat),
         "combat": _combat(s),
         "announced": _announced(s),
+        "plays": [_play(s, lp) for lp in s.plays],  # every play announced this turn, in order
         "hats_paid": _names(s, s.staged),
         "pending": _pending(s),
         # click targets only for the seat deciding now (never for the all-seeing view)
