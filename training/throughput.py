@@ -16,7 +16,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-# The tutorial's own wrapper pattern, reproduced so the baseline measures exactly that loop.
+# The tutorial's own wrapper pattern, reproduced so the baseline measures exactly that loop. It is
+# not kabenvs.wrappers.SingleAgentEnv: here one policy plays every seat of a PettingZoo env in turn
+# (the tutorial's design), there one seat learns while agents play the others.
 
 
 def _tutorial_wrapper_class():
