@@ -149,3 +149,21 @@ def test_the_self_play_vec_env_is_public():
     env.pool.set_current(model.policy)
     model.learn(256)
     assert env.episodes > 0 and model.num_timesteps >= 256
+
+
+def test_a_snapshot_can_be_taken_right_after_learn():
+    """After a gradient update the policy keeps a distribution with graph tensors on it; taking a
+    snapshot then (between ``learn`` calls, as users of the public env do) must still work."""
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from kabenvs.wrappers import self_play_vec_env
+
+    env = self_play_vec_env("cabula_v0", num_envs=2, opponents={"self": 0.5, "snapshots": 0.5}, seed=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=64, n_epochs=1, seed=0, verbose=0)
+    env.pool.set_current(model.policy)
+    model.learn(64)
+    key = env.pool.add_snapshot(model.num_timesteps)
+    snap = env.pool.policy(key)
+    assert snap is not model.policy and not any(p.requires_grad for p in snap.parameters())
+    model.learn(64, reset_num_timesteps=False)
