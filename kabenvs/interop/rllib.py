@@ -105,7 +105,9 @@ class KabenvsMultiAgentEnv(MultiAgentEnv):
             obs = {a: self._obs_of(i) for i, a in enumerate(self.possible_agents)}
             zero = {a: 0.0 for a in self.possible_agents}
             return obs, zero, {"__all__": False}, {**{a: True for a in self.possible_agents}, "__all__": True}, {}
-        return self._observe(), {}, {"__all__": False}, {"__all__": False}, {}
+        # the mover's reward (0) is reported at once: RLlib requires a reward between an agent's
+        # action and its next observation, and a seat may decide several times in a row
+        return self._observe(), {agent: 0.0}, {"__all__": False}, {"__all__": False}, {}
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
         p = self.state.current_player

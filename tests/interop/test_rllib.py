@@ -45,7 +45,7 @@ def test_one_agent_acts_at_a_time_and_all_get_their_returns(env_id):
         obs, rewards, terms, truncs, _ = env.step({agent: int(rng.choice(env.state.legal_actions()))})
         if terms["__all__"] or truncs["__all__"]:
             break
-        assert rewards == {}
+        assert rewards == {agent: 0.0}  # RLlib wants a reward after every action of an agent
     returns = env.state.returns()
     assert rewards == {a: float(returns[i]) for i, a in enumerate(env.possible_agents)}
 
@@ -97,26 +97,31 @@ def test_the_exported_safe_model_acts_exactly_like_the_module(tmp_path):
     assert agent.metadata["trained_with"] == "ray rllib"
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("env_id, players", [(e, 2) for e in kabenvs.ENV_IDS] + [("cabula_v0", 4)])
-def test_a_few_self_play_iterations_on_local_ray_give_a_loadable_model(env_id, players, tmp_path, capsys):
+@pytest.fixture(scope="module")
+def local_ray():
+    """One local Ray for all training tests (starting one takes a while on a busy machine)."""
     import ray
 
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    yield ray
+    ray.shutdown()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id, players", [(e, 2) for e in kabenvs.ENV_IDS] + [("cabula_v0", 4)])
+def test_a_few_self_play_iterations_on_local_ray_give_a_loadable_model(env_id, players, tmp_path, capsys, local_ray):
     from kabenvs.commands import evaluate
     from kabenvs.interop.rllib import self_play_config
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+    config = (self_play_config(env_id, hidden=(32,), num_players=players).env_runners(num_env_runners=0)
+              .training(train_batch_size_per_learner=128, minibatch_size=64, num_epochs=1))
+    algo = config.build_algo()
     try:
-        config = (self_play_config(env_id, hidden=(32,), num_players=players).env_runners(num_env_runners=0)
-                  .training(train_batch_size_per_learner=128, minibatch_size=64, num_epochs=1))
-        algo = config.build_algo()
         for _ in range(2):
             result = algo.train()
         assert result["num_env_steps_sampled_lifetime"] >= 256
-        module = algo.get_module("main")
-        path = export_safe_model(module, tmp_path / "rl", env_id, num_players=players)
-        algo.stop()
+        path = export_safe_model(algo.get_module("main"), tmp_path / "rl", env_id, num_players=players)
     finally:
-        ray.shutdown()
+        algo.stop()
     assert evaluate.main([str(path), "random", "--deals", "2", "--json"]) == 0
     assert '"games": ' in capsys.readouterr().out
