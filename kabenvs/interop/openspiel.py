@@ -55,7 +55,7 @@ def _defaults(env_id: str) -> dict[str, Any]:
     return {**cls().config.to_dict(), "rng_seed": -1}
 
 
-def _game_type(env_id: str, num_players: int | None = None) -> "pyspiel.GameType":
+def _game_type(env_id: str, num_players: int | None = None) -> pyspiel.GameType:
     cls = game_class(env_id)
     counts = cls.Config.PLAYER_COUNTS
     zero_sum = num_players == 2
@@ -102,11 +102,11 @@ class KabenvsGame(pyspiel.Game):
         self.env_id = env_id
         self._rng = np.random.default_rng(None if seed < 0 else seed)
 
-    def new_initial_state(self) -> "KabenvsState":
+    def new_initial_state(self) -> KabenvsState:
         deal = self.kabenvs_game.new_state(np.random.default_rng(int(self._rng.integers(2**63))))
         return KabenvsState(self, deal)
 
-    def make_py_observer(self, iig_obs_type=None, params=None) -> "KabenvsObserver":
+    def make_py_observer(self, iig_obs_type=None, params=None) -> KabenvsObserver:
         return KabenvsObserver(self.kabenvs_game, iig_obs_type, params)
 
 
@@ -141,7 +141,7 @@ class KabenvsState(pyspiel.State):
     def rewards(self) -> list[float]:
         return self.returns() if self.is_terminal() else [0.0] * self.kabenvs_state.num_players
 
-    def resample_from_infostate(self, player_id: int, probability_sampler=None) -> "KabenvsState":
+    def resample_from_infostate(self, player_id: int, probability_sampler=None) -> KabenvsState:
         """A world consistent with everything ``player_id`` has seen (kabenvs ``resample_hidden``),
         whose future chance is fresh. The sampler's number seeds it when it gives one."""
         try:
@@ -151,7 +151,7 @@ class KabenvsState(pyspiel.State):
         world = self.kabenvs_state.resample_hidden(int(player_id), np.random.default_rng(seed))
         return KabenvsState(self.get_game(), world)
 
-    def __deepcopy__(self, memo) -> "KabenvsState":  # clone(): the kabenvs state's own cheap copy
+    def __deepcopy__(self, memo) -> KabenvsState:  # clone(): the kabenvs state's own cheap copy
         return KabenvsState(self.get_game(), self.kabenvs_state.clone())
 
     def __str__(self) -> str:
@@ -203,7 +203,7 @@ def register(env_id: str) -> str:
     return short_name(env_id)
 
 
-def load_game(env_id: str, **options: Any) -> "pyspiel.Game":
+def load_game(env_id: str, **options: Any) -> pyspiel.Game:
     """The OpenSpiel game of ``env_id`` with kabenvs options (``num_players=3``, ``rng_seed=7``...)."""
     name = register(env_id)
     known = _defaults(env_id)

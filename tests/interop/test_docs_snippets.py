@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 PAGE = Path(__file__).resolve().parents[2] / "docs" / "interop.md"
-BLOCK = re.compile(r"<!-- snippet(?::\s*needs ([^>]*?))?\s*-->\s*\n```python\n(.*?)```", re.S)
+BLOCK = re.compile(r"<!-- snippet(?::\s*needs ([^>]*?))?\s*-->\s*\n```python\n(.*?)```", re.DOTALL)
 
 
 def snippets() -> list[tuple[str, list[str], str]]:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from kabenvs.cli import COMMANDS, main as cli_main
+from kabenvs.cli import COMMANDS
+from kabenvs.cli import main as cli_main
 from kabenvs.extras import training_package
 
 ROOT = Path(__file__).resolve().parents[2]
