@@ -5,7 +5,9 @@
 >>> from kabenvs import kabaleo_v0
 >>> env = kabaleo_v0.env(num_players=3)
 
-Importing kabenvs never imports torch; training lives in the separate ``training`` package.
+Importing kabenvs never imports torch; training lives in the repository's ``training`` folder (installed as
+``kabenvs._training``), the console command in ``kabenvs.cli``, other libraries' views in
+``kabenvs.wrappers`` and ``kabenvs.interop``.
 """
 
 from __future__ import annotations

@@ -1,77 +1,18 @@
 #!/usr/bin/env python
-"""Train a self-play MaskablePPO agent from a YAML config, then print its evaluation table.
+"""Train a self-play MaskablePPO agent from a YAML config (same as `kabenvs train`; see docs/training.md).
 
-    python scripts/train.py configs/quickstart.yaml
-    python scripts/train.py configs/kabaleo.yaml --set game.num_players=4 --set output.name=kabaleo_4p
-    python scripts/train.py configs/kabaleo.yaml --resume            # continue runs/kabaleo
-    python scripts/train.py configs/kabaleo.yaml --check             # validate and print the config
-
-Bad input (a missing file, malformed YAML, an unknown key, a wrong type or value, an unknown env
-id) stops with one line naming the problem and exit code 2, before any training starts.
+A thin wrapper for a checkout: the command lives in kabenvs/commands/train.py.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("OMP_NUM_THREADS", "1")  # before torch is imported; see training.build.set_threads
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-
-def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("config", help="YAML config (see docs/training.md)")
-    p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
-                   help="override one config value (repeatable), e.g. algorithm.total_timesteps=50000")
-    p.add_argument("--resume", nargs="?", const="", default=None, metavar="RUN_FOLDER",
-                   help="continue a run from its latest checkpoint (default folder: output.dir/output.name)")
-    p.add_argument("--check", action="store_true", help="validate the config, print it resolved, and stop")
-    return p.parse_args(argv)
-
-
-def main(argv=None) -> int:
-    args = parse_args(argv)
-    from kabenvs.core.errors import KabenvsError
-    from training.config import load_config
-
-    try:
-        cfg = load_config(args.config, args.set)
-    except KabenvsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if args.check:
-        import yaml
-
-        print(yaml.safe_dump(cfg, sort_keys=False), end="")
-        return 0
-
-    from training.run import final_table, train
-
-    resume = None
-    if args.resume is not None:
-        resume = Path(args.resume) if args.resume else Path(cfg["output"]["dir"]) / cfg["output"]["name"]
-        if not (resume / "config.yaml").is_file():
-            print(f"error: --resume: {resume} is not a run folder (no config.yaml)", file=sys.stderr)
-            return 2
-    try:
-        trainer, reports = train(cfg, resume_folder=resume)
-    except KabenvsError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if reports is None:
-        print(f"continue with: python scripts/train.py {args.config} --resume {trainer.run.path}")
-        return 130
-    print()
-    print(final_table(trainer.game, reports, trainer.train_seconds(), trainer.model.num_timesteps))
-    for note in trainer.notes:
-        print(f"note: {note}")
-    safe = trainer.run.final_model.with_suffix(".safetensors")  # + .json: the model to share and play
-    print(f"model: {safe}   (evaluate: python scripts/evaluate.py {safe} random)")
-    return 0
-
+from kabenvs.commands.train import *  # noqa: E402,F401,F403  (tests and users reach its functions here)
+from kabenvs.commands.train import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

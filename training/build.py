@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from kabenvs.core.game import Game
-from training.pool import OpponentPool
-from training.selfplay import SelfPlayVecEnv
+from .pool import OpponentPool
+from .selfplay import SelfPlayVecEnv
 
 
 def set_threads(n: int) -> None:

@@ -34,7 +34,7 @@ def baseline(kind: str, env_id: str, name: str | None = None) -> Competitor:
     if kind == "random":
         return Competitor(name or "random", lambda seed: RandomAgent(seed), {"kind": "random", "name": name or "random"})
     if kind == "heuristic":
-        from training.pool import heuristic_available
+        from .pool import heuristic_available
 
         ok, why = heuristic_available(env_id)
         if not ok:

@@ -23,7 +23,7 @@ import numpy as np
 
 from kabenvs.agents.base import Decision
 from kabenvs.core.game import Game
-from training.evaluation import baseline
+from .evaluation import baseline
 
 
 @dataclass

@@ -111,9 +111,13 @@ class OpponentPool:
 def _frozen_copy(policy):
     """A copy of an SB3 policy without its optimizer, gradients off, in eval mode."""
     optimizer = getattr(policy, "optimizer", None)
+    # The last distribution the policy built is left on it; after a gradient update it holds
+    # tensors of the autograd graph, which cannot be deep-copied (and a snapshot never needs it).
+    last = getattr(getattr(policy, "action_dist", None), "distribution", None)
+    memo = {id(last): None} if last is not None else {}
     try:
         policy.optimizer = None  # not worth copying: snapshots never train
-        snap = copy.deepcopy(policy)
+        snap = copy.deepcopy(policy, memo)
     finally:
         policy.optimizer = optimizer
     for param in snap.parameters():

@@ -32,9 +32,9 @@ from typing import Any
 
 from kabenvs.agents.policy import PolicyAgent, save_model
 from kabenvs.core.files import atomic_write, atomic_write_json
-from training import checkpoints as ck
-from training.config import dump_config, load_yaml_file, make_game_from_config, validate
-from training.evaluation import BASELINES, Report, solo_reports, versus_baseline
+from . import checkpoints as ck
+from .config import dump_config, load_yaml_file, make_game_from_config, validate
+from .evaluation import BASELINES, Report, solo_reports, versus_baseline
 
 CSV_FIELDS = ["step", "phase", "baseline", "players", "games", "win_rate", "ci_low", "ci_high", "mean_return",
               "fair_share", "elapsed_s"]
@@ -81,7 +81,7 @@ def fresh_run_folder(cfg: dict[str, Any]) -> Path:
 
 
 def available_baselines(cfg: dict[str, Any], env_id: str) -> tuple[list[str], list[str]]:
-    from training.pool import heuristic_available
+    from .pool import heuristic_available
 
     kinds, notes = [], []
     for kind in cfg["evaluation"]["baselines"]:
@@ -138,7 +138,7 @@ class Trainer:
 
     # -- setup ------------------------------------------------------------------------------------
     def setup(self) -> None:
-        from training.build import make_env, make_model, make_pool, set_threads
+        from .build import make_env, make_model, make_pool, set_threads
 
         set_threads(self.cfg["algorithm"]["torch_threads"])
         self.run.create()
@@ -156,7 +156,7 @@ class Trainer:
 
     def _warm_start(self) -> None:
         """Imitate the teacher, then measure where that leaves the policy (step 0 of the CSV)."""
-        from training.imitation import warm_start
+        from .imitation import warm_start
 
         stats = warm_start(self.model, self.game, self.cfg, echo=self.echo)
         atomic_write_json(self.run.path / "imitation.json", stats, indent=2)
@@ -225,7 +225,7 @@ class Trainer:
 
     def _start_over(self, tb: str | None, skipped: list[str]) -> None:
         """No usable checkpoint (killed before the first one): train this run again from step 0."""
-        from training.build import make_model
+        from .build import make_model
 
         for _, path in ck.numbered(self.run.snapshots, ck.SNAPSHOT_RE):
             path.unlink(missing_ok=True)
@@ -289,7 +289,7 @@ class Trainer:
                 logger.record(f"eval/win_rate_{kind}", rep.result.win_rate(0))
         ck.write_csv_rows(self.run.csv, CSV_FIELDS, rows)  # rewritten whole, atomically
         try:
-            plot_win_rates(self.run.csv, self.run.plot, title=f"{self.game.env_id} {self.game.config.to_dict()}")
+            plot_win_rates(self.run.csv, self.run.plot, title=plot_title(self.game))
         except Exception as exc:  # a plot must never stop a training run
             self.notes.append(f"plot not written: {exc}")
 
@@ -371,6 +371,12 @@ def final_table(game, reports: dict[str, Report], seconds: float, steps: int) ->
     return "\n".join(lines)
 
 
+def plot_title(game) -> str:
+    """The plot's title: the game and the player count (the whole config is in config.yaml)."""
+    n = game.num_players
+    return f"{game.env_id}, {n} player{'s' if n != 1 else ''}"
+
+
 def plot_win_rates(csv_path: Path, png_path: Path, title: str = "") -> None:
     import matplotlib
 
@@ -425,4 +431,4 @@ def train(cfg: dict[str, Any], resume_folder: Path | None = None, echo=print) ->
     return trainer, reports
 
 
-__all__ = ["BASELINES", "Trainer", "final_table", "plot_win_rates", "train"]
+__all__ = ["BASELINES", "Trainer", "final_table", "plot_title", "plot_win_rates", "train"]

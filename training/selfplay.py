@@ -29,7 +29,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from kabenvs.agents.base import Decision
 from kabenvs.agents.policy import policy_actions
 from kabenvs.core.game import Game, State
-from training.pool import OpponentPool
+from .pool import OpponentPool
 
 
 class SelfPlayVecEnv(VecEnv):

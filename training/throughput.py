@@ -16,7 +16,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-# The tutorial's own wrapper pattern, reproduced so the baseline measures exactly that loop.
+# The tutorial's own wrapper pattern, reproduced so the baseline measures exactly that loop. It is
+# not kabenvs.wrappers.SingleAgentEnv: here one policy plays every seat of a PettingZoo env in turn
+# (the tutorial's design), there one seat learns while agents play the others.
 
 
 def _tutorial_wrapper_class():
@@ -75,8 +77,8 @@ def measure_training_throughput(env_id: str, game_options: dict[str, Any] | None
                                 threads: int = 1, overrides: dict[str, dict] | None = None) -> dict:
     """Learner env-steps/s of MaskablePPO self-play on ``env_id`` with the default config/network."""
     from kabenvs.core.registry import make_game
-    from training.build import make_env, make_model, make_pool, set_threads
-    from training.config import validate
+    from .build import make_env, make_model, make_pool, set_threads
+    from .config import validate
 
     set_threads(threads)
     raw = {"game": {"env_id": env_id, **(game_options or {})}, "output": {"tensorboard": False}}
@@ -128,7 +130,7 @@ def measure_tutorial_baseline(seconds: float = 20.0, threads: int = 1) -> dict:
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from sb3_contrib.common.wrappers import ActionMasker
 
-    from training.build import set_threads
+    from .build import set_threads
 
     set_threads(threads)
     env = _tutorial_wrapper_class()(connect_four_v3.env())

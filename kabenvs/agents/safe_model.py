@@ -303,10 +303,20 @@ def save_safe(
     """Write an SB3 policy's actor as ``NAME.safetensors`` + ``NAME.json``; returns the weights path
     and the metadata written. Each file is replaced atomically (weights first, then the metadata
     that names their hash)."""
+    network, tensors = actor_of_sb3_policy(policy)
+    return save_actor(network, tensors, path, game, extra)
+
+
+def save_actor(
+    network: dict[str, Any], tensors: dict[str, Any], path: str | os.PathLike, game: Game,
+    extra: dict[str, Any] | None = None,
+) -> tuple[Path, dict[str, Any]]:
+    """Write an actor given as ``(network metadata, tensors)`` (float32, contiguous, named as
+    ``expected_shapes`` says) as a safe model; what ``save_safe`` does after reading an SB3 policy,
+    and what other trainers (RLlib) export through."""
     from safetensors.torch import save
 
     weights_path, meta_path = safe_paths(path)
-    network, tensors = actor_of_sb3_policy(policy)
     data = save(tensors)
     meta = {"format": SAFE_FORMAT, **game_metadata(game), "network": network, "sha256": sha256_bytes(data),
             "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}

@@ -1,0 +1,265 @@
+"""Speed of every kabenvs env, side by side with PettingZoo's own classic envs, in one run.
+
+    kabenvs benchmark [--seconds 3] [--env kabaleo_v0 ...] [--all-configs] [--json]
+                      [--training [--training-seconds 60]]
+
+Rows:
+* ``AEC``: random legal play through the full AEC loop - ``agent_iter``, ``last()`` with the
+  observation and mask every step, ``step`` - for every kabenvs env id and for PettingZoo's
+  ``tictactoe_v3`` and ``connect_four_v3`` (``env()``, with their default wrappers).
+* ``raw``: the same random play on kabenvs' ``State`` directly (no adapter, no observation).
+* ``parts``: where an AEC step's time goes, per game at its smallest and largest player count:
+  microseconds per step in the rules (``apply`` + ``legal_actions``), the observation, the mask,
+  and the adapter (the rest of the AEC step: turn checks, per-seat move names, infos).
+* ``--training``: learner environment steps per second of MaskablePPO learning on this machine,
+  per game with 2 players, next to PettingZoo's SB3 action-masking tutorial pattern on
+  connect_four_v3 (see ``training/throughput.py``).
+
+Every row uses the same cheap picker (``random.choice`` over the mask's nonzero indices), so the
+numbers compare the environments, not the pickers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import random
+import sys
+import time
+import numpy as np
+
+import kabenvs
+from kabenvs.core.errors import ConfigError
+from kabenvs.core.registry import game_class
+
+
+def bench_aec(env, seconds: float, seed: int = 0) -> dict:
+    rnd = random.Random(seed)
+    steps = games = 0
+    flatnonzero = np.flatnonzero
+    start = time.perf_counter()
+    deadline = start + seconds
+    episode = 0
+    while time.perf_counter() < deadline:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for agent in env.agent_iter():
+            obs, reward, term, trunc, info = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(rnd.choice(flatnonzero(obs["action_mask"]).tolist()))
+            steps += 1
+        games += 1
+    elapsed = time.perf_counter() - start
+    return {"agent_steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
+            "mean_game_length": steps / max(games, 1), "games": games, "seconds": elapsed}
+
+
+def bench_raw(game, seconds: float, seed: int = 0) -> dict:
+    rnd = random.Random(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        state = game.new_state(np.random.default_rng(seed + games))
+        limit = game.max_decisions()
+        n = 0
+        while state.current_player is not None and n < limit:
+            state.apply(rnd.choice(state.legal_actions()))
+            n += 1
+        steps += n
+        games += 1
+    elapsed = time.perf_counter() - start
+    return {"agent_steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
+            "mean_game_length": steps / max(games, 1), "games": games, "seconds": elapsed}
+
+
+def pettingzoo_rows(seconds: float) -> list[dict]:
+    from pettingzoo.classic import connect_four_v3, tictactoe_v3
+
+    rows = []
+def bench_parts(game, seconds: float, seed: int = 0) -> dict:
+    """Microseconds per decision in each part of an AEC step, timed on the engine itself.
+
+    The loop does what the adapter does for every step (the deciding seat's legal moves, mask
+    and observation, the move named to every seat, ``apply``), each call timed on its own. The
+    adapter's share is the AEC loop's time per step less rules, observation and mask (the
+    per-seat move names are part of it, reported on their own too)."""
+    rnd = random.Random(seed)
+    clock = time.perf_counter
+    rules = obs = mask = names = 0.0
+    steps = games = 0
+    n = game.num_players
+    deadline = clock() + seconds
+    while clock() < deadline:
+        state = game.new_state(np.random.default_rng(seed + games))
+        limit = game.max_decisions()
+        k = 0
+        while state.current_player is not None and k < limit:
+            p = state.current_player
+            t0 = clock()
+            legal = state.legal_actions()  # computed once a decision; the mask reads it
+            t1 = clock()
+            state.legal_mask()
+            t2 = clock()
+            state.observation(p)
+            t3 = clock()
+            action = rnd.choice(legal)
+            t4 = clock()
+            for seat in range(n):
+                state.action_name_for(action, seat)
+            t5 = clock()
+            state.apply(action)
+            t6 = clock()
+            rules += (t1 - t0) + (t6 - t5)
+            mask += t2 - t1
+            obs += t3 - t2
+            names += t5 - t4
+            k += 1
+        steps += k
+        games += 1
+    per = 1e6 / max(steps, 1)
+    return {"rules_us": rules * per, "observation_us": obs * per, "mask_us": mask * per,
+            "names_us": names * per, "steps": steps}
+
+
+def parts_rows(env_ids: list[str], seconds: float) -> list[dict]:
+    """Per-part costs at each game's smallest and largest player count (default configs)."""
+    rows = []
+    for eid in env_ids:
+        counts = sorted(game_class(eid).Config.PLAYER_COUNTS)
+        for players in sorted({counts[0], counts[-1]}):
+            env = kabenvs.make(eid, num_players=players)
+            aec = bench_aec(env, seconds)
+            parts = bench_parts(env.game, seconds)
+            step_us = 1e6 / aec["agent_steps_per_s"]
+            adapter = step_us - parts["rules_us"] - parts["observation_us"] - parts["mask_us"]
+            rows.append({"env": eid, "loop": "parts", "config": {"num_players": players},
+                         "agent_steps_per_s": aec["agent_steps_per_s"], "step_us": step_us,
+                         "adapter_us": adapter, "obs_size": env.game.observation_size, **parts})
+    return rows
+
+
+    for name, module in (("tictactoe_v3", tictactoe_v3), ("connect_four_v3", connect_four_v3)):
+        r = bench_aec(module.env(), seconds)
+        rows.append({"env": f"pettingzoo {name}", "loop": "AEC", "config": {}, **r})
+    return rows
+
+
+def kabenvs_rows(env_ids: list[str], seconds: float, all_configs: bool) -> list[dict]:
+    rows = []
+    for eid in env_ids:
+        cls = game_class(eid)
+        # the game's own defaults (full-length games); --all-configs adds the test-kit configs,
+        # some of which cap game length to keep the kit fast
+        configs = [{}] + (cls.test_configs if all_configs else [])
+        for cfg in configs:
+            env = kabenvs.make(eid, **cfg)
+            rows.append({"env": eid, "loop": "AEC", "config": cfg, **bench_aec(env, seconds)})
+            rows.append({"env": eid, "loop": "raw", "config": cfg, **bench_raw(env.game, seconds)})
+    return rows
+
+
+def training_rows(env_ids: list[str], seconds: float) -> list[dict]:
+    try:
+        from kabenvs.extras import training_module
+
+        throughput = training_module("throughput")
+        measure_training_throughput = throughput.measure_training_throughput
+        measure_tutorial_baseline = throughput.measure_tutorial_baseline
+    except ImportError as exc:
+        print(f"training throughput unavailable ({exc}); install the 'train' extra", file=sys.stderr)
+        return []
+    rows = [{"env": "pettingzoo connect_four_v3 (SB3 tutorial pattern)", "loop": "train",
+             **measure_tutorial_baseline(seconds)}]
+    for eid in env_ids:
+        cls = game_class(eid)
+        cfg = {"num_players": 2} if 2 in cls.Config.PLAYER_COUNTS else {}
+        rows.append({"env": eid, "loop": "train", "config": cfg,
+                     **measure_training_throughput(eid, cfg, seconds)})
+    return rows
+
+
+def _train_rate(row: dict) -> float:
+    """Learner env steps per second of a training row (``training/throughput.py`` says
+    ``steps_per_s``; older JSON files said ``env_steps_per_s``)."""
+    return float(row.get("steps_per_s", row.get("env_steps_per_s", float("nan"))))
+
+
+def format_table(rows: list[dict]) -> str:
+    ref = {r["env"].split()[-1]: r["agent_steps_per_s"] for r in rows if r["env"].startswith("pettingzoo")
+           and r["loop"] == "AEC"}
+    lines = [f"{'env':<34} {'loop':<5} {'agent-steps/s':>13} {'games/s':>9} {'mean len':>9} "
+             f"{'x tictactoe':>11} {'x connect4':>10}  config"]
+    for r in rows:
+        if r["loop"] in ("train", "parts"):
+            continue
+        sps = r["agent_steps_per_s"]
+        t = sps / ref["tictactoe_v3"] if ref.get("tictactoe_v3") else float("nan")
+        c = sps / ref["connect_four_v3"] if ref.get("connect_four_v3") else float("nan")
+        cfg = ",".join(f"{k}={v}" for k, v in sorted(r.get("config", {}).items())) or "defaults"
+        lines.append(f"{r['env']:<34} {r['loop']:<5} {sps:>13,.0f} {r['games_per_s']:>9,.1f} "
+                     f"{r['mean_game_length']:>9.1f} {t:>11.2f} {c:>10.2f}  {cfg}")
+    parts = [r for r in rows if r["loop"] == "parts"]
+    if parts:
+        lines.append(f"\n{'where an AEC step goes (us/step)':<34} {'players':>7} {'step':>7} {'rules':>7} "
+                     f"{'obs':>7} {'mask':>7} {'adapter':>7} {'x connect4':>10} {'obs size':>8}")
+        c4 = ref.get("connect_four_v3")
+        for r in parts:
+            ratio = r["agent_steps_per_s"] / c4 if c4 else float("nan")
+            lines.append(f"{r['env']:<34} {r['config']['num_players']:>7} {r['step_us']:>7.1f} "
+                         f"{r['rules_us']:>7.1f} {r['observation_us']:>7.1f} {r['mask_us']:>7.1f} "
+                         f"{r['adapter_us']:>7.1f} {ratio:>10.2f} {r['obs_size']:>8}")
+    train = [r for r in rows if r["loop"] == "train"]
+    if train:
+        base = _train_rate(train[0])  # the first training row is the tutorial's baseline
+        lines.append(f"\n{'training throughput':<52} {'env-steps/s':>11} {'x tutorial':>10} "
+                     f"{'env':>6} {'opponents':>9} {'update':>7}")
+        for r in train:
+            rate = _train_rate(r)
+            ratio = rate / base if base else float("nan")
+            lines.append(f"{r['env']:<52} {rate:>11,.0f} {ratio:>10.2f} "
+                         f"{r.get('share_env', float('nan')):>6.0%} {r.get('share_opponents', float('nan')):>9.0%} "
+                         f"{r.get('share_update', float('nan')):>7.0%}")
+    return "\n".join(lines)
+
+
+def print_table(rows: list[dict]) -> None:
+    print(format_table(rows))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=3.0, help="time per row (default 3)")
+    parser.add_argument("--env", nargs="*", default=None, help="env ids (default: all registered)")
+    parser.add_argument("--all-configs", action="store_true", help="every test config of each game")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--no-parts", action="store_true",
+                        help="skip the per-part costs at the smallest and largest player counts")
+    parser.add_argument("--training", action="store_true", help="add MaskablePPO training throughput rows")
+    parser.add_argument("--training-seconds", type=float, default=60.0)
+    args = parser.parse_args(argv)
+    env_ids = args.env or kabenvs.ENV_IDS
+    try:
+        for eid in env_ids:
+            game_class(eid)
+    except ConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    rows = pettingzoo_rows(args.seconds) + kabenvs_rows(env_ids, args.seconds, args.all_configs)
+    if not args.no_parts:
+        rows += parts_rows(env_ids, args.seconds)
+    if args.training:
+        rows += training_rows(env_ids, args.training_seconds)
+    if args.json:
+        print(json.dumps({"machine": platform.machine(), "python": platform.python_version(),
+                          "kabenvs": kabenvs.__version__, "rows": rows}, indent=2))
+    else:
+        print_table(rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,211 @@
+"""Evaluate agents against each other: trained models, heuristic bots, random.
+
+    kabenvs evaluate runs/quickstart/final_model random
+    kabenvs evaluate runs/kabaleo_4p/final_model heuristic heuristic heuristic --deals 200
+    kabenvs evaluate heuristic random --game kabaleo_v0 --players 3 --option mode=equitable
+    kabenvs evaluate model.safetensors random --json --log games.jsonl
+    kabenvs evaluate mine.zip random --trust-pickle --game kabaleo_v0   # runs code from mine.zip
+    kabenvs evaluate --human-log games.jsonl [more.jsonl ...] [--json]
+
+Each SEAT is a model path (a safe model ``NAME.safetensors`` + ``NAME.json``, given as ``NAME`` or
+either file; a Stable-Baselines3 ``.zip`` only with ``--trust-pickle``), ``heuristic``, ``random``
+or a search bot spec (``search:sims=400,rollout=heuristic``, see docs/search.md);
+give one per player for a one-against-the-rest match (with fewer, they repeat around the table).
+The game comes from ``--game``/``--players``/``--option`` or else from the first model's metadata.
+Every deal is played once per seat rotation (the luck of the deal cancels out); win rates carry
+95% Wilson intervals, and with one competitor per seat OpenSkill ratings too.
+Bad input ends with one line naming the problem and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from contextlib import contextmanager
+
+from kabenvs.extras import training_module
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line naming the problem instead of usage + message
+        print(f"error: {message} (see --help)", file=sys.stderr)
+        sys.exit(2)
+
+
+def parse_args(argv):
+    p = _Parser(description=__doc__.split("\n")[0])
+    p.add_argument("seats", nargs="*", metavar="SEAT", help="model path, 'heuristic', 'random' or 'search[:key=value,...]'")
+    p.add_argument("--game", metavar="ENV_ID", help="env id (default: the first model's)")
+    p.add_argument("--players", type=int, help="number of players (default: the model's, else the game's default)")
+    p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable)")
+    p.add_argument("--deals", type=int, default=100, help="deals, each played once per seat rotation (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    p.add_argument("--stochastic", action="store_true", help="models sample their moves instead of the argmax")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="also load Stable-Baselines3 .zip archives; this RUNS CODE FROM THE FILE (pickle): use it "
+                   "only for archives you trust like a program. --game/--players/--option then stand in for "
+                   "an archive without kabenvs metadata")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--log", metavar="FILE", help="append every game to this game log (JSON lines)")
+    p.add_argument("--human-log", nargs="+", metavar="LOG", help="summarise games played by humans from game logs")
+    return p.parse_args(argv)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    shown = repr(text)
+    return shown if len(shown) <= limit else shown[:limit - 3] + "..."
+
+
+def _parse_options(items: list[str]) -> dict:
+    import yaml
+
+    out = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option {_short(item)}: write KEY=VALUE, e.g. mode=equitable")
+        try:
+            value = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise UsageError(f"--option {_short(item)}: the value {_short(text)} is not valid YAML ({problem}); "
+                             "write KEY=VALUE with a number, true/false, a name or a [list]") from None
+        except RecursionError:
+            raise UsageError(f"--option {_short(item)}: the value is nested too deeply") from None
+        out[key.strip()] = value
+    return out
+
+
+def build_game(args, model_paths: list[str]):
+    from kabenvs.agents.policy import model_metadata
+    from kabenvs.core.registry import make_game
+
+    options = _parse_options(args.option)
+    env_id = args.game
+    if env_id is None or args.players is None:
+        meta = model_metadata(model_paths[0]) if model_paths else None  # JSON only: nothing runs
+        if env_id is None:
+            if not model_paths:
+                raise UsageError("no model among the seats: say which game with --game ENV_ID")
+            if meta is None:
+                raise UsageError(f"model {model_paths[0]!r} has no kabenvs metadata: say which game with --game ENV_ID")
+            env_id = meta["env_id"]
+        if meta is not None and meta["env_id"] == env_id:
+            options = {**meta["game_config"], **options}
+    if args.players is not None:
+        options["num_players"] = args.players
+    try:
+        return make_game(env_id, **{str(k): v for k, v in options.items()})
+    except TypeError as exc:  # a wrong type deep in a game's config (a ConfigError is reported as is)
+        raise UsageError(f"bad game option for {env_id}: {exc}") from None
+
+
+def build_competitors(args, game):
+    from kabenvs.agents.policy import load_agent
+    from kabenvs.agents.search import is_search_spec
+    ev = training_module("evaluation")
+    BASELINES, Competitor, baseline = ev.BASELINES, ev.Competitor, ev.baseline
+
+    comps = []
+    counts: dict[str, int] = {}
+    for i, seat in enumerate(args.seats):
+        counts[seat] = counts.get(seat, 0) + 1
+    seen: dict[str, int] = {}
+    for i, seat in enumerate(args.seats):
+        seen[seat] = seen.get(seat, 0) + 1
+        suffix = f"#{seen[seat]}" if counts[seat] > 1 else ""
+        if seat in BASELINES or is_search_spec(seat):
+            comps.append(baseline(seat, game.env_id, name=f"{seat}{suffix}"))
+        else:
+            agent = load_agent(seat, game, seed=args.seed + 1000 * i, deterministic=not args.stochastic,
+                               trust_pickle=args.trust_pickle)
+            agent.name = f"{agent.name}{suffix}"
+            comps.append(Competitor(agent.name, agent, agent.seat_info()))
+    return comps
+
+
+@contextmanager
+def progress_bar(total: int, enabled: bool):
+    """A bar on stderr with games done and the time left (as training shows); yields ``tick()``.
+
+    Off with ``--json`` or when stderr is not a terminal, so logs and pipes stay clean."""
+    if not enabled or total < 2:
+        yield lambda: None
+        return
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="game", file=sys.stderr, dynamic_ncols=True, leave=False,
+               bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} games [{elapsed}<{remaining}]")
+    try:
+        yield lambda: bar.update(1)
+    finally:
+        bar.close()
+
+
+def run(args) -> int:
+    if args.human_log:
+        try:
+            summarize = training_module("human_results").summarize
+        except ImportError as exc:
+            raise UsageError(f"--human-log needs training.human_results, which is not available here ({exc})") from None
+        print(summarize(args.human_log, as_json=args.json))
+        return 0
+    if not args.seats:
+        raise UsageError("give at least one SEAT (a model path, 'heuristic' or 'random'), or --human-log LOG")
+    if args.deals < 1:
+        raise UsageError(f"--deals={args.deals} must be >= 1")
+    from kabenvs.agents.search import is_search_spec
+    ev = training_module("evaluation")
+    BASELINES, evaluate, game_logger = ev.BASELINES, ev.evaluate, ev.game_logger
+
+    from kabenvs.agents.policy import model_exists, model_kind, pickle_refusal
+
+    models = [s for s in args.seats if s not in BASELINES and not is_search_spec(s)]
+    for m in models:
+        if not model_exists(m):
+            raise UsageError(f"SEAT {m!r} is neither a model file nor one of {list(BASELINES)}")
+        kind, file = model_kind(m)
+        if kind == "sb3" and not args.trust_pickle:  # refuse before reading anything else
+            raise pickle_refusal(file)
+    training_module("build").set_threads(1)
+    game = build_game(args, models)
+    comps = build_competitors(args, game)
+    on_game = game_logger(args.log, comps) if args.log else None
+    total = args.deals * game.num_players  # every deal once per seat rotation
+    with progress_bar(total, enabled=not args.json and sys.stderr.isatty()) as tick:
+        def each_game(state, seating, deal_seed):
+            if on_game is not None:
+                on_game(state, seating, deal_seed)
+            tick()
+
+        report = evaluate(game, comps, args.deals, seed=args.seed, on_game=each_game)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print(report.table())
+        if args.log:
+            print(f"{report.result.games} games appended to {args.log}")
+    return 0
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    from kabenvs.core.errors import KabenvsError
+
+    try:
+        return run(args)
+    except (UsageError, KabenvsError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

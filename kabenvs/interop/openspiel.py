@@ -1,0 +1,221 @@
+"""Every kabenvs game as an OpenSpiel game: ``load_game(env_id, **options) -> pyspiel.Game``.
+
+Each env id is registered with OpenSpiel as the Python game ``kabenvs_<env_id>`` (for example
+``pyspiel.load_game("kabenvs_kabaleo_v0", {"num_players": 3})``), whose parameters are the game's
+options plus ``rng_seed``. What the OpenSpiel game is, exactly:
+
+- sequential, imperfect information, terminal rewards (``State.returns()`` at the end, 0 before);
+  zero-sum at 2 players, general-sum otherwise; utilities in [-1, 1] with ``reward="win"``;
+- **chance is sampled, not explicit** (``SAMPLED_STOCHASTIC``): a kabenvs state draws its chance
+  (the shuffle, later draws, dice) from its own generator, so OpenSpiel never sees a chance node.
+  ``new_initial_state()`` deals with a generator drawn from the game's (``rng_seed=-1``, the
+  default, seeds it from the OS; any other value makes the sequence of deals reproducible). An
+  explicit-chance version would need every game to expose each draw as an outcome list with
+  probabilities, which the kabenvs contract does not; algorithms that need explicit chance (exact
+  CFR over the full tree, exact best response) do not apply; sampling algorithms (MCCFR with
+  outcome sampling, ISMCTS, NFSP, policy-gradient methods) do;
+- the current player is the seat that must decide, also out of turn; the legal actions are the
+  state's own legal actions, ascending; actions are the game's catalog ids with its names;
+- the information-state tensor **and** the observation tensor are the kabenvs observation of the
+  seat (its information state with perfect recall), with named views per observation block;
+- the observation string is the seat's render (``State.render(seat)``, what the seat sees on the
+  table); the information-state string is that render plus one line with a digest of the seat's
+  observation, so two different information states never share a string even where the render
+  summarises;
+- ``resample_from_infostate(player, sampler)`` is the kabenvs ``resample_hidden``: a world the seat
+  cannot tell from the real one, with a fresh future. OpenSpiel's ISMCTS bot uses it as is.
+- States are not serialisable through OpenSpiel (a kabenvs save is ``state.kabenvs_state.to_json()``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import numpy as np
+
+from kabenvs.core.errors import ConfigError
+from kabenvs.core.game import Game, State
+from kabenvs.core.registry import env_ids, game_class
+from kabenvs.extras import require
+
+pyspiel = require("pyspiel", "openspiel")
+
+PREFIX = "kabenvs_"
+_REGISTERED: set[str] = set()
+
+
+def short_name(env_id: str) -> str:
+    return PREFIX + env_id
+
+
+def _defaults(env_id: str) -> dict[str, Any]:
+    """The game's options with their default values, plus ``rng_seed`` (OpenSpiel's parameters)."""
+    cls = game_class(env_id)
+    return {**cls().config.to_dict(), "rng_seed": -1}
+
+
+def _game_type(env_id: str, num_players: int | None = None) -> pyspiel.GameType:
+    cls = game_class(env_id)
+    counts = cls.Config.PLAYER_COUNTS
+    zero_sum = num_players == 2
+    return pyspiel.GameType(
+        short_name=short_name(env_id),
+        long_name=f"kabenvs {env_id}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM if zero_sum else pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=max(counts),
+        min_num_players=min(counts),
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_defaults(env_id),
+    )
+
+
+class KabenvsGame(pyspiel.Game):
+    """A kabenvs ``Game`` (one configuration) seen as an OpenSpiel game."""
+
+    def __init__(self, env_id: str, params: dict[str, Any] | None = None) -> None:
+        options = dict(params or {})
+        seed = int(options.pop("rng_seed", -1))
+        self.kabenvs_game: Game = game_class(env_id)(**options)
+        game = self.kabenvs_game
+        win = getattr(game.config, "reward", "win") == "win"
+        n = game.num_players
+        # a score reward has no tighter bound that holds for every game: these are loose
+        bound = 1.0 if win else 1000.0
+        info = pyspiel.GameInfo(
+            num_distinct_actions=game.num_actions,
+            max_chance_outcomes=0,
+            num_players=n,
+            min_utility=-bound,
+            max_utility=bound,
+            utility_sum=0.0 if n == 2 else None,
+            max_game_length=game.max_decisions(),
+        )
+        super().__init__(_game_type(env_id, n), info, {**game.config.to_dict(), "rng_seed": seed})
+        self.env_id = env_id
+        self._rng = np.random.default_rng(None if seed < 0 else seed)
+
+    def new_initial_state(self) -> KabenvsState:
+        deal = self.kabenvs_game.new_state(np.random.default_rng(int(self._rng.integers(2**63))))
+        return KabenvsState(self, deal)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> KabenvsObserver:
+        return KabenvsObserver(self.kabenvs_game, iig_obs_type, params)
+
+
+class KabenvsState(pyspiel.State):
+    """An OpenSpiel state holding a live kabenvs ``State`` (``kabenvs_state``)."""
+
+    def __init__(self, game: KabenvsGame, kabenvs_state: State) -> None:
+        super().__init__(game)
+        self.kabenvs_state = kabenvs_state
+
+    def current_player(self) -> int:
+        p = self.kabenvs_state.current_player
+        return pyspiel.PlayerId.TERMINAL if p is None else int(p)
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if player != self.kabenvs_state.current_player:
+            return []  # only the seat to decide has moves (OpenSpiel asks every seat)
+        return sorted(self.kabenvs_state.legal_actions())
+
+    def _apply_action(self, action: int) -> None:
+        self.kabenvs_state.apply(int(action))
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        return self.kabenvs_state.game.catalog.name(int(action))
+
+    def is_terminal(self) -> bool:
+        return self.kabenvs_state.current_player is None
+
+    def returns(self) -> list[float]:
+        return [float(r) for r in self.kabenvs_state.returns()]
+
+    def rewards(self) -> list[float]:
+        return self.returns() if self.is_terminal() else [0.0] * self.kabenvs_state.num_players
+
+    def resample_from_infostate(self, player_id: int, probability_sampler=None) -> KabenvsState:
+        """A world consistent with everything ``player_id`` has seen (kabenvs ``resample_hidden``),
+        whose future chance is fresh. The sampler's number seeds it when it gives one."""
+        try:
+            seed = int(float(probability_sampler()) * 2**53)
+        except Exception:  # OpenSpiel's samplers are not callable from Python in every version
+            seed = int(self.get_game()._rng.integers(2**63))
+        world = self.kabenvs_state.resample_hidden(int(player_id), np.random.default_rng(seed))
+        return KabenvsState(self.get_game(), world)
+
+    def __deepcopy__(self, memo) -> KabenvsState:  # clone(): the kabenvs state's own cheap copy
+        return KabenvsState(self.get_game(), self.kabenvs_state.clone())
+
+    def __str__(self) -> str:
+        return self.kabenvs_state.render(None)
+
+
+class KabenvsObserver:
+    """OpenSpiel's Python observer: the seat's kabenvs observation and render.
+
+    Only observations of one seat's private information are defined (the kabenvs observation is
+    per seat); the tensor is the same for perfect-recall information states and observations,
+    because the kabenvs observation already is the seat's information state with perfect recall.
+    """
+
+    def __init__(self, game: Game, iig_obs_type=None, params=None) -> None:
+        if params:
+            raise ValueError(f"observation parameters are not supported; got {params}")
+        if iig_obs_type is not None and iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            raise ValueError("kabenvs observations are per seat: only private_info=SINGLE_PLAYER is supported")
+        self.perfect_recall = iig_obs_type is None or iig_obs_type.perfect_recall
+        self.layout = game.layout
+        self.tensor = np.zeros(game.observation_size, np.float32)
+        self.dict = {name: self.layout.view(self.tensor, name) for name in self.layout.blocks()}
+
+    def set_from(self, state: KabenvsState, player: int) -> None:
+        self.tensor[:] = state.kabenvs_state.observation(int(player))
+
+    def string_from(self, state: KabenvsState, player: int) -> str:
+        ks = state.kabenvs_state
+        text = ks.render(int(player))
+        if not self.perfect_recall:
+            return text
+        digest = hashlib.sha1(np.ascontiguousarray(ks.observation(int(player)), np.float32).tobytes()).hexdigest()
+        return f"{text}\ninformation state {digest[:16]}"
+
+
+def register(env_id: str) -> str:
+    """Register ``env_id`` with OpenSpiel (once); returns its OpenSpiel short name."""
+    if env_id not in _REGISTERED:
+        game_class(env_id)  # an unknown env id is a ConfigError naming the known ones
+        # The factory must be a class: a function registered as a factory makes the interpreter
+        # abort at exit (OpenSpiel releases it after Python has shut down).
+        def __init__(self, params=None):
+            KabenvsGame.__init__(self, env_id, params)
+
+        factory = type(f"KabenvsGame_{env_id}", (KabenvsGame,), {"__init__": __init__})
+        pyspiel.register_game(_game_type(env_id), factory)
+        _REGISTERED.add(env_id)
+    return short_name(env_id)
+
+
+def load_game(env_id: str, **options: Any) -> pyspiel.Game:
+    """The OpenSpiel game of ``env_id`` with kabenvs options (``num_players=3``, ``rng_seed=7``...)."""
+    name = register(env_id)
+    known = _defaults(env_id)
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ConfigError(f"{env_id}: unknown option(s) {unknown}; allowed: {sorted(known)}")
+    return pyspiel.load_game(name, options)
+
+
+def register_all() -> list[str]:
+    """Register every kabenvs game; returns their OpenSpiel short names."""
+    return [register(e) for e in env_ids()]
+
+
+__all__ = ["KabenvsGame", "KabenvsObserver", "KabenvsState", "load_game", "register", "register_all"]

@@ -1,0 +1,140 @@
+"""kabenvs.interop.openspiel: every game as an OpenSpiel game (needs the ``openspiel`` extra).
+
+* a walk of OpenSpiel's API over whole random games, at each game's smallest and largest player
+  count: the seat to move, legality, tensors, strings, clones and returns agree with kabenvs;
+* ``pyspiel.random_sim_test`` (OpenSpiel's own checks; slow: about 3 minutes for all games);
+* OpenSpiel's ``evaluate_bots`` plays random bots to the end;
+* OpenSpiel's ISMCTS bot plays every game through ``resample_from_infostate`` (its own assertion
+  that a sampled world has the real information state is part of each search).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+import kabenvs  # noqa: E402
+from kabenvs.core.errors import ConfigError  # noqa: E402
+from kabenvs.core.registry import game_class  # noqa: E402
+from kabenvs.interop.openspiel import load_game, register_all  # noqa: E402
+
+TABLES = [(e, n) for e in kabenvs.ENV_IDS
+          for n in sorted({min(game_class(e).Config.PLAYER_COUNTS), max(game_class(e).Config.PLAYER_COUNTS)})]
+
+
+@pytest.mark.parametrize("env_id, players", TABLES)
+def test_a_walk_of_openspiels_api_agrees_with_kabenvs(env_id, players):
+    game = load_game(env_id, num_players=players, rng_seed=3)
+    kgame = game.kabenvs_game
+    assert game.num_players() == players and game.num_distinct_actions() == kgame.num_actions
+    assert game.information_state_tensor_shape() == game.observation_tensor_shape() == [kgame.observation_size]
+    kind = game.get_type()
+    assert kind.information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    assert kind.chance_mode == pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC
+    assert (kind.utility == pyspiel.GameType.Utility.ZERO_SUM) == (players == 2)
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state()
+    steps = 0
+    while not state.is_terminal():
+        ks = state.kabenvs_state
+        p = state.current_player()
+        assert p == ks.current_player and not state.is_chance_node()
+        assert state.legal_actions() == sorted(ks.legal_actions()) == state.legal_actions(p)
+        assert all(state.legal_actions(q) == [] for q in range(players) if q != p)
+        other = (p + 1) % players
+        for seat in {p, other}:
+            assert np.array_equal(np.asarray(state.information_state_tensor(seat)), ks.observation(seat))
+            assert np.array_equal(np.asarray(state.observation_tensor(seat)), ks.observation(seat))
+            assert state.observation_string(seat) == ks.render(seat)
+            assert state.information_state_string(seat).startswith(ks.render(seat))
+        action = int(rng.choice(state.legal_actions()))
+        assert state.action_to_string(p, action) == kgame.catalog.name(action)
+        if steps % 25 == 0:  # a clone is independent of its original
+            copy = state.clone()
+            copy.apply_action(action)
+            assert state.kabenvs_state.history != copy.kabenvs_state.history
+        state.apply_action(action)
+        steps += 1
+        assert steps <= game.max_game_length()
+    assert state.returns() == [float(r) for r in state.kabenvs_state.returns()]
+    assert state.rewards() == state.returns()
+
+
+def test_the_information_state_string_tells_apart_what_the_render_may_not():
+    game = load_game("kabaleo_v0", rng_seed=0)
+    state = game.new_initial_state()
+    p = state.current_player()
+    text = state.information_state_string(p)
+    assert text.splitlines()[-1].startswith("information state ")
+    state.apply_action(state.legal_actions()[0])
+    assert state.information_state_string(p) != text
+
+
+def test_options_and_seeds():
+    a = load_game("kabaleo_v0", num_players=3, mode="equitable", rng_seed=5)
+    b = load_game("kabaleo_v0", num_players=3, mode="equitable", rng_seed=5)
+    assert a.kabenvs_game.config.mode == "equitable"
+    deals = [g.new_initial_state().kabenvs_state.to_json() for g in (a, b)]
+    assert deals[0] == deals[1]  # the same rng_seed deals the same sequence of games
+    assert a.new_initial_state().kabenvs_state.to_json() != deals[0]
+    with pytest.raises(ConfigError, match="unknown option"):
+        load_game("kabaleo_v0", colour="red")
+    names = register_all()
+    assert pyspiel.load_game("kabenvs_cabula_v0(num_players=4)").num_players() == 4
+    assert set(names) <= set(pyspiel.registered_names())
+
+
+@pytest.mark.parametrize("env_id", kabenvs.ENV_IDS)
+def test_evaluate_bots_plays_random_bots_to_the_end(env_id):
+    from open_spiel.python.algorithms.evaluate_bots import evaluate_bots
+
+    game = load_game(env_id, rng_seed=1)
+    bots = [pyspiel.make_uniform_random_bot(p, 10 + p) for p in range(game.num_players())]
+    state = game.new_initial_state()
+    returns = evaluate_bots(state, bots, np.random.RandomState(0))
+    assert state.is_terminal() and list(returns) == state.returns()
+
+
+@pytest.mark.parametrize("env_id", kabenvs.ENV_IDS)
+def test_ismcts_plays_through_resampled_worlds(env_id):
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = load_game(env_id, rng_seed=2)
+    rs = np.random.RandomState(0)
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 2.0, max_simulations=8, random_state=rs)
+    state = game.new_initial_state()
+    searched = 0
+    while not state.is_terminal() and searched < 3:
+        legal = state.legal_actions()
+        if state.current_player() == 0:
+            action = bot.step(state)  # asserts every sampled world has the real information state
+            searched += len(legal) > 1
+        else:
+            action = int(rs.choice(legal))
+        assert action in legal
+        state.apply_action(action)
+    assert searched == 3
+
+
+def test_resampled_worlds_keep_the_seats_view_and_draw_a_fresh_future():
+    game = load_game("cabula_v0", num_players=3, rng_seed=4)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    p = state.current_player()
+    worlds = [state.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0)) for _ in range(6)]
+    for world in worlds:
+        assert world.information_state_string(p) == state.information_state_string(p)
+        assert world.legal_actions() == state.legal_actions()
+    hidden = {w.kabenvs_state.to_json() for w in worlds}
+    assert len(hidden) > 1  # the hidden cards really are resampled
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id, players", TABLES)
+def test_openspiels_random_sim_test(env_id, players):
+    game = load_game(env_id, num_players=players, rng_seed=0)
+    pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
