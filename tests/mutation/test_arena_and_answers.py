@@ -121,6 +121,10 @@ def test_answers_that_pick(answer, index):
     ("+-1", "No choice starts with '+-1': enter a number from 1 to 4 or the start of a name (? for help)."),
     ("play", "'play' is ambiguous, it starts 2 choices: 1) play 7 of cups, 2) play 7 of coins. "
              "Type more or a number."),
+    ("X1", "No choice starts with 'X1': enter a number from 1 to 4 or the start of a name (? for help)."),
+    ("a" * MAX_ANSWER,  # the longest answer that is read
+     f"No choice starts with {'a' * 60 + '... (1000 characters)'!r}: enter a number from 1 to 4 or the start "
+     "of a name (? for help)."),
     ("a" * (MAX_ANSWER + 1),
      "That answer is too long: enter a number from 1 to 4 or the start of a name (? for help)."),
 ])
@@ -158,3 +162,7 @@ def test_format_choices_columns():
     assert rows == ["  1) n0     4) n3     7) n6", "  2) n1     5) n4     8) n7", "  3) n2     6) n5     9) n8"]
     assert format_choices(names, width=5).split("\n")[0] == "  1) n0"  # at least one column
     assert len(format_choices([f"x{i}" for i in range(20)], width=1000).split("\n")) == 5  # at most four
+    assert len(format_choices([f"y{i}" for i in range(8)]).split("\n")) == 8  # eight or fewer: one column
+    # a last column left short: 10 choices in 4 columns of 3 rows
+    assert format_choices([f"z{i}" for i in range(10)]).split("\n") == [
+        "  1) z0     4) z3     7) z6    10) z9", "  2) z1     5) z4     8) z7", "  3) z2     6) z5     9) z8"]
