@@ -166,3 +166,13 @@ def test_format_choices_columns():
     # a last column left short: 10 choices in 4 columns of 3 rows
     assert format_choices([f"z{i}" for i in range(10)]).split("\n") == [
         "  1) z0     4) z3     7) z6    10) z9", "  2) z1     5) z4     8) z7", "  3) z2     6) z5     9) z8"]
+
+
+def test_wilson_interval_stays_within_zero_and_one_exactly():
+    # unclamped, rounding puts these bounds just outside [0, 1] (1.0000000000000002, -2.8e-17)
+    assert wilson_interval(5, 5)[1] == 1.0 and wilson_interval(19, 19)[1] == 1.0
+    assert wilson_interval(0, 5)[0] == 0.0
+    for n in range(1, 60):
+        for w in range(n + 1):
+            lo, hi = wilson_interval(w, n)
+            assert 0.0 <= lo <= w / n <= hi <= 1.0
