@@ -175,4 +175,4 @@ def test_wilson_interval_stays_within_zero_and_one_exactly():
     for n in range(1, 60):
         for w in range(n + 1):
             lo, hi = wilson_interval(w, n)
-            assert 0.0 <= lo <= w / n <= hi <= 1.0
+            assert 0.0 <= lo <= hi <= 1.0 and lo - 1e-12 <= w / n <= hi + 1e-12
