@@ -140,3 +140,69 @@ def test_a_saved_finished_game_resets_finished():
     assert again._cumulative_rewards == {"player_0": 1.0, "player_1": -1.0}
     assert again.infos["player_0"]["winners"] == [0]
     assert again.observe("player_0")["action_mask"].tolist() == [0] * 5
+
+
+def test_spaces_bounds():
+    env = GameEnv(ToyGame())
+    space = env.observation_space("player_0")
+    assert (space["observation"].low == -np.inf).all() and (space["observation"].high == np.inf).all()
+    assert (space["action_mask"].low == 0).all() and (space["action_mask"].high == 1).all()
+
+
+def test_errors_before_reset_say_what_to_do():
+    env = GameEnv(ToyGame())
+    for call, message in [(env.last, "call reset() before last()"),
+                          (lambda: env.observe("player_0"), "call reset() before observe() or last()"),
+                          (lambda: env.step(0), "call reset() before step()")]:
+        with pytest.raises(RuntimeError) as err:
+            call()
+        assert str(err.value) == message
+
+
+def test_a_seed_deals_through_one_child_generator():
+    env = GameEnv(SavableToy())
+    env.reset(seed=11)
+    child = np.random.default_rng(np.random.default_rng(11).integers(0, 2**63))
+    assert env.state.to_json() == SavableToy().new_state(child).to_json()
+
+
+def test_none_for_a_live_agent_names_the_decision():
+    env = GameEnv(ToyGame())
+    env.reset(seed=1)
+    with pytest.raises(IllegalActionError) as err:
+        env.step(None)
+    assert f"for the decision 'player {env.state.current_player} to move'" in str(err.value)
+
+
+def test_after_truncation_no_action_is_offered_and_dead_steps_take_none():
+    env = GameEnv(ToyGame(), max_steps=1)
+    env.reset(seed=1)
+    env.step(2)
+    agent = f"player_{env.state.current_player}"  # the seat the cut game would ask next
+    assert env.truncations[agent]
+    assert env.observe(agent)["action_mask"].tolist() == [0] * 5  # the state would still offer moves
+    with pytest.raises(ValueError):
+        env.step(3)  # a finished agent may only step None
+
+
+class CappedState(ToyState):
+    def _apply(self, action):  # the game's own cap: over after the first pick, without a result
+        super()._apply(action)
+        self.truncated, self.current_player = True, None
+
+
+class Capped(ToyGame):
+    def new_state(self, rng=None):
+        s = super().new_state(rng)
+        s.__class__ = CappedState
+        return s
+
+
+def test_a_games_own_truncation_is_truncation_for_every_agent():
+    env = GameEnv(Capped())
+    env.reset(seed=1)
+    env.step(2)
+    assert env.truncations == {"player_0": True, "player_1": True}
+    assert env.terminations == {"player_0": False, "player_1": False}
+    assert env.rewards == {"player_0": 0.0, "player_1": 0.0}
+    assert "truncated_by" not in env.infos["player_0"]
