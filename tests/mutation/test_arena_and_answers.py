@@ -4,6 +4,7 @@ answer parsing message by message. Written to kill the mutants the behavioural s
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from kabenvs.agents.arena import MatchResult, play_match, wilson_interval
@@ -176,3 +177,33 @@ def test_wilson_interval_stays_within_zero_and_one_exactly():
         for w in range(n + 1):
             lo, hi = wilson_interval(w, n)
             assert 0.0 <= lo <= hi <= 1.0 and lo - 1e-12 <= w / n <= hi + 1e-12
+
+
+def _seatings(players, competitors, **kw):
+    seen = []
+    play_match(ToyGame(num_players=players), [Picker(1) for _ in range(competitors)], deals=1,
+               on_game=lambda s, seating, seed: seen.append((list(seating), seed)), **kw)
+    return seen
+
+
+def test_seatings_rotate_forward_for_every_shape_of_match():
+    assert [s for s, _ in _seatings(3, 3)] == [[0, 1, 2], [1, 2, 0], [2, 0, 1]]
+    assert [s for s, _ in _seatings(3, 2)] == [[0, 1, 0], [1, 0, 0], [0, 0, 1]]
+    # more competitors than seats: each rotation seats the next ones
+    assert [s for s, _ in _seatings(2, 3)] == [[0, 1], [1, 2]]
+
+
+def test_deal_seeds_come_from_the_match_seed():
+    expected = [int(x) for x in np.random.SeedSequence(0).generate_state(1, dtype=np.uint64)]
+    assert {seed for _, seed in _seatings(2, 2)} == set(expected)
+    other = [int(x) for x in np.random.SeedSequence(9).generate_state(1, dtype=np.uint64)]
+    assert {seed for _, seed in _seatings(2, 2, seed=9)} == set(other)
+
+
+def test_given_names_and_callable_agents():
+    class CallableAgent(Picker):
+        def __call__(self, seed):  # an agent that is also callable is still used as it is
+            raise AssertionError("an agent with act() is no factory")
+
+    result = play_match(ToyGame(num_players=2), [CallableAgent(2), Picker(0)], deals=1, names=["x", "y"])
+    assert result.names == ["x", "y"] and result.wins == [2.0, 0.0]

@@ -251,3 +251,11 @@ def test_atomic_write_temporary_is_hidden_next_to_the_target(tmp_path, monkeypat
     folder, name, data = seen[0]
     assert folder == str(tmp_path) and name.startswith(".m.bin.") and name.endswith(".tmp")
     assert data == b"data"
+
+
+def test_only_tuple_fields_turn_lists_into_tuples():
+    @dataclasses.dataclass(frozen=True)
+    class _L(GameConfig):
+        anything: object = None
+
+    assert _L.from_dict({"anything": [1, [2]]}).anything == [1, [2]]
