@@ -247,11 +247,6 @@ def test_moves_narrate_to_each_seat_as_it_saw_them(case):
     """``narrate``: moves that leave a seat's observation identical narrate identically to it;
     the first event is the move as the seat saw it, by the absolute name of the mover."""
     game = build(case)
-    if game.env_id == "alakazum_v0":
-        # Known open gap of issue #13: Alakazum!'s observation forgets to whom Santa Claus' die was
-        # passed once the present explodes on a player with no character to lose (the narration,
-        # which is public, names the recipient). Not strict: seeds that never reach it pass.
-        pytest.xfail("Alakazum! observation does not yet keep Santa Claus' die chain (issue #13)")
     rnd = random.Random(47)
     checked = 0
     for before_states, actions, _ in full_games(game, seed=53, n_games=3, min_games=2):

@@ -34,7 +34,7 @@ def market_rows(game: "AlakazumGame") -> int:
 
 
 def build_layout(game: "AlakazumGame") -> ObservationLayout:
-    from kabenvs.games.alakazum.rules import ANNOUNCED, DECISIONS, MAX_FINALS, MAX_GROUPS, MAX_PLAYS
+    from kabenvs.games.alakazum.rules import ANNOUNCED, DECISIONS, MAX_FINALS, MAX_GROUPS, MAX_PLAYS, SANTA_ROWS
 
     cs = game.cs
     n = game.config.num_players
@@ -92,6 +92,12 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("announced_detail", (MAX_PLAYS, len(SPELLS) + len(CULTURES) + nht + nch),
             "each play's spell, culture, card shown, target")
     lay.add("cancelled_by", (MAX_PLAYS, n), "who cancelled each play with a voodoo doll (seat-relative)")
+    lay.add("santa_chain", (SANTA_ROWS, n + 1),
+            "Santa Claus' rolls this turn, latest first (kept after the chain ends): one-hot holder "
+            "(seat-relative), roll / 6 (a 3+ passed the die to the holder of the row above; under 3 ended "
+            "that chain)")
+    lay.add("santa_rolls", 1, f"Santa Claus' rolls this turn / {SANTA_ROWS} (more than {SANTA_ROWS}: "
+            "the earliest have no row)")
     lay.add("spell_paid", len(SPELLS), "one-hot: the spell being paid for (announced before the hats)")
     lay.add("hats_paid", nht, "hats paid for the spell so far, on the table until it resolves (types) / 3")
     lay.add("pending_misc", 6, "cards left to give /5, energy left to pay /4, Santa Claus roll /6, "
@@ -102,7 +108,7 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
 
 
 def encode(state: "AlakazumState", player: int) -> np.ndarray:
-    from kabenvs.games.alakazum.rules import ANNOUNCED, DECISION_INDEX, MAX_GROUPS
+    from kabenvs.games.alakazum.rules import ANNOUNCED, DECISION_INDEX, MAX_GROUPS, SANTA_ROWS
 
     g = state.game
     cs = g.cs
@@ -259,6 +265,15 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
             buf[di + 1] = sum(v for _, v, m in cb["pots"][cb["win"]] if m == 1) / 6
             buf[di + 2] = cb["resist"] / 6
             buf[di + 3] = cb["win"] == 0
+    if state.santa:
+        # the whole chain, not only the pending roll: after a present explodes on a player with no
+        # character to lose nothing else shows whom the die went to
+        sc0, w = o("santa_chain"), n + 1
+        chain = state.santa
+        for i, (q, roll) in enumerate(chain[:-SANTA_ROWS - 1:-1]):
+            buf[sc0 + i * w + (q - player) % n] = 1
+            buf[sc0 + i * w + n] = roll / 6
+        buf[o("santa_rolls")] = len(chain) / SANTA_ROWS
     if pend is not None:
         k = pend["k"]
         an0, a0 = o("announced"), o("announced_detail")
@@ -359,6 +374,9 @@ def render(state: "AlakazumState", player: int | None = None) -> str:
                  for c, side, mode in cb["table"]]
         lines.append(f"  combat: {who} {names} base {cb['ab']}-{cb['db']} table (first played first): "
                      f"{'; '.join(table) or '-'} roll {cb['roll']}")
+    if state.santa:
+        lines.append("  Santa Claus' die this turn: "
+                     + ", ".join(f"player {q} rolled {roll}" for q, roll in state.santa))
     if state.current_player is not None and (player is None or player == state.current_player):
         legal = [state.action_name(a) for a in state.legal_actions()]
         lines.append("  choices: " + "; ".join(legal))
@@ -388,10 +406,10 @@ def _overlap(have: dict[int, int], want: dict[int, int]) -> int:
 
 def invariants(state: "AlakazumState") -> list[str]:
     """The rules' conditions between fields (after check_fields' types and ranges)."""
-    from kabenvs.games.alakazum.validate import check_zones
+    from kabenvs.games.alakazum.validate import check_zones, santa_chain_problems
 
     cs = state.game.cs
-    problems = check_zones(state)
+    problems = check_zones(state) + santa_chain_problems(state)
     for p, h in enumerate(state.hands):
         bad = [c for c in h if not cs.is_hand[c]]
         if bad:

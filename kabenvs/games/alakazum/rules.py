@@ -147,6 +147,10 @@ SANTA_EXPLODES_BELOW = 3
 DECISIONS_PER_TURN = 60  # the decision cap (rules note 6)
 MAX_GROUPS = 2  # groups per (seat, hand): the two traps that give cards away unseen (rules note 15)
 MAX_PLAYS = 4  # announced plays in one turn: Deja Vu, its two actions, an Alakazum
+# Santa Claus' rolls of this turn the observation shows, latest first: a chain goes on while the
+# rolls are 3+, so nothing bounds it; a longer one drops its earliest links (public dice and passes
+# that change nothing later, docs page). A chain outgrows 16 rolls with odds (2/3)**16, 0.15%.
+SANTA_ROWS = 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -305,6 +309,9 @@ class AlakazumState(State):
         s.fm_order = []  # Forest Magic: cards put back so far (first = new top)
         s.fm_keep = -1  # Forest Magic: a kept character/trap waiting for the cards to be put back
         s.plays = []  # this turn's announced plays in order (kept after they resolve: perfect recall)
+        # this turn's Santa Claus rolls in order, [holder, roll]: a roll of 3+ passes the die on, a
+        # lower one ends that chain (kept after it ends: whom the die went to is public)
+        s.santa = []
         s.staged = []  # hats paid for an announced spell, on the table during the voodoo window
         s.fm_knew = []  # players whose knowledge of the deck top covered the six (resample keeps them)
         finals = [f for f, _ in game.finals_in_play]
@@ -494,6 +501,7 @@ class AlakazumState(State):
         self.in_dejavu = False
         self.actions_left = 0
         self.plays = []
+        self.santa = []
         thrifty = sum(1 for c in self.teams[p] if cs.thrifty[c])
         for _ in range(min(thrifty, len(self.market))):
             self._hand_add(p, self.market.pop(), None)
@@ -1210,6 +1218,7 @@ class AlakazumState(State):
 
     def _santa_roll(self, q: int) -> None:
         r = self._roll()
+        self.santa.append([q, r])
         if r < SANTA_EXPLODES_BELOW:
             if self._losable(q):
                 self.pending = {"k": LOSE_CHAR, "p": q, "roll": r}
@@ -1348,6 +1357,7 @@ class AlakazumState(State):
         nd["pending"] = _copy_json(self.pending)
         nd["combat"] = _copy_json(self.combat)
         nd["plays"] = _copy_json(self.plays)
+        nd["santa"] = [link[:] for link in self.santa]
         nd["capped"] = [[c[:] for c in row] for row in self.capped]
         nd["groups"] = [[[[g[0][:], g[1], g[2]] for g in gr] for gr in row] for row in self.groups]
         nd["forest_sets"] = [[f[0], f[1][:], f[2][:], f[3]] for f in self.forest_sets]

@@ -115,6 +115,7 @@ def check_fields(state: "AlakazumState") -> list[str]:
     ok &= ch.list_of("plays", s.plays, lambda k, v: _check_play(ch, k, v, True))
     if isinstance(s.plays, list) and len(s.plays) > MAX_PLAYS:
         ch.fail(f"plays: {len(s.plays)} plays, at most {MAX_PLAYS} in one turn")
+    ok &= ch.list_of("santa", s.santa, lambda k, v: _santa_link(ch, k, v))
     nfin = len(g.finals_in_play)
     ok &= ch.list_of("revealed", s.revealed, ch.bool, nfin)
     ok &= ch.list_of("seen", s.seen, lambda k, v: ch.list_of(k, v, ch.bool, nfin), n)
@@ -248,6 +249,32 @@ def _check_play(ch: _Checker, name: str, v: Any, with_cancelled: bool) -> bool:
         elif key != "a":
             PENDING_KEYS[key](ch, f"{name}.{key}", x)
     return True
+
+
+def _santa_link(ch: _Checker, name: str, v: Any) -> bool:
+    """santa[i]: [holder, roll], a seat and a die value."""
+    if not isinstance(v, list) or len(v) != 2:
+        ch.fail(f"{name}: must be [holder seat, roll]")
+        return False
+    return ch.seat(f"{name}[0]", v[0]) & ch.int_in(f"{name}[1]", v[1], 1, 6)
+
+
+def santa_chain_problems(state: "AlakazumState") -> list[str]:
+    """The die travels only on a roll of 3+, to another player, and a 3+ is always the last roll
+    while its holder is asked whom to pass the die to (rules note 10)."""
+    from kabenvs.games.alakazum.rules import SANTA_EXPLODES_BELOW, SANTA_PASS
+
+    chain = state.santa
+    for i in range(1, len(chain)):
+        if chain[i - 1][1] >= SANTA_EXPLODES_BELOW and chain[i][0] == chain[i - 1][0]:
+            return [f"santa[{i}]: player {chain[i][0]} passed Santa Claus' die to themselves"]
+    pend = state.pending
+    passing = pend is not None and pend["k"] == SANTA_PASS
+    last_passes = bool(chain) and chain[-1][1] >= SANTA_EXPLODES_BELOW
+    if passing != last_passes or (passing and chain[-1] != [pend["p"], pend.get("roll")]):
+        return ["santa: the last roll must be the 3+ of the player asked to pass Santa Claus' die, "
+                "and only then a 3+"]
+    return []
 
 
 def _groups(ch: _Checker, name: str, v: Any) -> bool:

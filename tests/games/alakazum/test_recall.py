@@ -288,3 +288,55 @@ def test_both_traps_on_the_same_hand_make_two_groups_both_lowered_by_the_second_
     assert rows[0].sum() > 0 and rows[1].sum() > 0
     assert not s.invariants()
     replays_for_every_seat(s, tries=2)
+
+
+def santa_passed_to(recipient: int):
+    """Player 0 draws Santa Claus' Present, rolls 3+ and passes the die to ``recipient``, who rolls
+    under 3: the present explodes, but every team has one character, so nobody loses anything and
+    the turn goes on. The die is the state's generator, searched for a seed that rolls that way
+    (a scripted die would not replay in resampled worlds)."""
+    for seed in range(200):
+        t = Table(3, seed=seed)
+        t.arrange(teams=TEAMS, forest_top=["Santa Claus' Present"])
+        s = t.begin_turn(0)
+        if s.pending["k"] != "santa_pass_die":
+            continue
+        after = s.clone()
+        do(after, f"to the player {recipient} seat(s) to the left")
+        if after.pending["k"] == "choose_action":
+            return t, after
+    raise AssertionError("no seed in range(200) rolls 3+ and then under 3")
+
+
+def test_whom_santa_claus_die_went_to_is_remembered_after_the_present_explodes():
+    """Passing to player 1 or to player 2 ends in the same position (the present exploded on a
+    player with nothing to lose); only the die's chain tells the two apart, to every seat."""
+    (t, a), (_, b) = santa_passed_to(1), santa_passed_to(2)
+    assert a.santa[0] == b.santa[0] and a.santa[0][1] >= 3
+    assert [q for q, _ in a.santa] == [0, 1] and [q for q, _ in b.santa] == [0, 2]
+    assert a.santa[1][1] == b.santa[1][1] < 3  # the same generator: the same roll
+    for p in range(3):
+        np.testing.assert_array_equal(without(a, p, "santa_chain"), without(b, p, "santa_chain"))
+        assert not np.array_equal(a.observation(p), b.observation(p))
+    ca, cb = block(a, 0, "santa_chain"), block(b, 0, "santa_chain")
+    # latest first: player 1 (seat-relative 1) or player 2 (seat-relative 2) rolled last, then me
+    assert ca[0, 1] == 1 and cb[0, 2] == 1 and ca[1, 0] == cb[1, 0] == 1
+    assert ca[0, 3] == np.float32(a.santa[1][1] / 6) and ca[1, 3] == np.float32(a.santa[0][1] / 6)
+    assert not a.invariants() and not b.invariants()
+    replays_for_every_seat(a, tries=2)
+    # the chain is this turn's: once the next turn starts it is gone (public, no later effect)
+    do(a, "pass", "pass")
+    assert a.turn_player == 1 and a.santa == [] and not block(a, 0, "santa_chain").any()
+
+
+def test_a_chain_longer_than_the_rows_keeps_its_latest_rolls():
+    """The rows hold the latest SANTA_ROWS rolls, latest first; the count says how many there were."""
+    from kabenvs.games.alakazum.rules import SANTA_ROWS
+
+    t = Table(2)
+    s = t.state
+    s.santa = [[i % 2, 3 + i % 4] for i in range(SANTA_ROWS + 3)]
+    rows = block(s, 0, "santa_chain")
+    for i, (q, roll) in enumerate(reversed(s.santa[3:])):
+        assert rows[i, q] == 1 and rows[i, 1 - q] == 0 and rows[i, 2] == np.float32(roll / 6)
+    assert block(s, 0, "santa_rolls")[0] == np.float32((SANTA_ROWS + 3) / SANTA_ROWS)

@@ -200,8 +200,6 @@ def test_no_leak_in_table_views_and_narration_of_random_games(players):
     assert checked > 10
 
 
-@pytest.mark.xfail(strict=True, reason="the game's observation forgets to whom Santa Claus' die went once "
-                   "the chain ends (rules/encoding are another helper's; see the report)")
 def test_santa_claus_die_recipient_is_remembered():
     t = Table(3)
     t.arrange(teams={0: [("Olentzero", 0), ("Moura", 0)], 1: [("Penitente", 0)], 2: [("Fallera", 0)]},
