@@ -80,6 +80,12 @@ def pettingzoo_rows(seconds: float) -> list[dict]:
     from pettingzoo.classic import connect_four_v3, tictactoe_v3
 
     rows = []
+    for name, module in (("tictactoe_v3", tictactoe_v3), ("connect_four_v3", connect_four_v3)):
+        r = bench_aec(module.env(), seconds)
+        rows.append({"env": f"pettingzoo {name}", "loop": "AEC", "config": {}, **r})
+    return rows
+
+
 def bench_parts(game, seconds: float, seed: int = 0) -> dict:
     """Microseconds per decision in each part of an AEC step, timed on the engine itself.
 
@@ -139,12 +145,6 @@ def parts_rows(env_ids: list[str], seconds: float) -> list[dict]:
             rows.append({"env": eid, "loop": "parts", "config": {"num_players": players},
                          "agent_steps_per_s": aec["agent_steps_per_s"], "step_us": step_us,
                          "adapter_us": adapter, "obs_size": env.game.observation_size, **parts})
-    return rows
-
-
-    for name, module in (("tictactoe_v3", tictactoe_v3), ("connect_four_v3", connect_four_v3)):
-        r = bench_aec(module.env(), seconds)
-        rows.append({"env": f"pettingzoo {name}", "loop": "AEC", "config": {}, **r})
     return rows
 
 

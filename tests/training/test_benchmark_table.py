@@ -56,3 +56,14 @@ def test_training_rows_from_either_key(key):
     bench = _benchmark()
     text = bench.format_table([{"env": "a", "loop": "train", key: 10.0}, {"env": "b", "loop": "train", key: 20.0}])
     assert "2.00" in text.splitlines()[-1]
+
+
+def test_the_command_runs_end_to_end(capsys):
+    """The whole command, on tiny budgets: every kind of row is measured and printed (a broken
+    merge once left ``pettingzoo_rows`` returning nothing, which only a real run shows)."""
+    bench = _benchmark()
+    assert bench.main(["--seconds", "0.02", "--env", "kabaleo_v0"]) == 0
+    out = capsys.readouterr().out
+    assert "pettingzoo connect_four_v3" in out and "pettingzoo tictactoe_v3" in out
+    assert any(line.startswith("kabaleo_v0") and " raw " in line for line in out.splitlines())
+    assert "x connect4" in out
