@@ -57,7 +57,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: 'kabenvs {name}' needs {exc.name}, which is not installed; "
               "install the extra with: pip install 'kabenvs[train]'", file=sys.stderr)
         return 2
-    return int(module.main(rest) or 0)
+    try:
+        return int(module.main(rest) or 0)
+    except ModuleNotFoundError as exc:  # an optional package the command reaches only while running
+        if not exc.name or exc.name.split(".")[0] in ("kabenvs", "training"):
+            raise
+        extra = "rllib" if exc.name.split(".")[0] == "ray" else "train"
+        print(f"error: 'kabenvs {name}' needs {exc.name}, which is not installed; "
+              f"install the extra with: pip install 'kabenvs[{extra}]'", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

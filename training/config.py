@@ -85,6 +85,15 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "seed": Key("int", 12345, 0, 2**31 - 1),
         "deterministic": Key("bool", True, doc="the trained agent plays its argmax"),
     },
+    "ray": {  # engine: rllib only (docs/training.md, "Training with Ray RLlib")
+        "address": Key("str", None, doc="join this Ray cluster ('auto', 'HOST:6379', 'ray://HOST:10001'); "
+                       "null: RAY_ADDRESS if set, else start a local Ray"),
+        "num_cpus": Key("int", None, 1, 4096, doc="CPUs of the local Ray (null: all); ignored on a cluster"),
+        "num_env_runners": Key("int", 1, 0, 4096, doc="sampling actors (0: sample in the driver)"),
+        "num_envs_per_env_runner": Key("int", 1, 1, 1024, doc="games each env runner steps side by side"),
+        "num_learners": Key("int", 0, 0, 1024, doc="learner actors (0: learn in the driver)"),
+        "num_gpus_per_learner": Key("float", 0.0, 0.0, 64.0),
+    },
     "output": {
         "dir": Key("str", "runs", doc="parent folder of run folders"),
         "name": Key("str", None, doc="run folder name (default: config file stem)"),
@@ -95,7 +104,8 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "verbose": Key("int", 0, 0, 2),
     },
 }
-SECTIONS = ("game", *SCHEMA)
+SECTIONS = ("engine", "game", *SCHEMA)
+ENGINES = ("sb3", "rllib")  # the top-level key ``engine`` (a name, not a section): who trains
 
 
 def _suggest(word: str, options) -> str:
@@ -191,6 +201,8 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
                 f"{source}: unknown section {section!r}{_suggest(section, SECTIONS)}; allowed sections: {list(SECTIONS)}"
             )
     out: dict[str, Any] = {}
+    engine = raw.get("engine", "sb3")
+    out["engine"] = _check_value(f"{source}: engine", engine, Key("str", "sb3", choices=ENGINES))
     out["game"] = _validate_game(raw.get("game"), source)
     for section, keys in SCHEMA.items():
         given = raw.get(section) or {}
@@ -207,7 +219,36 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
             resolved[k] = _check_value(f"{source}: {section}.{k}", value, key)
         out[section] = resolved
     _cross_checks(out, source)
+    _engine_checks(out, raw.get("ray") or {}, source)
     return out
+
+
+# what engine: rllib cannot do (yet), each a clear error instead of a silently ignored key
+_RLLIB_UNSUPPORTED = {
+    ("imitation", "games"): (0, "the imitation warm start trains an SB3 policy; use engine: sb3"),
+    ("self_play", "skip_forced"): (False, "RLlib steps every decision"),
+    ("self_play", "deterministic_opponents"): (False, "RLlib's snapshot policies sample their moves"),
+}
+
+
+def _engine_checks(cfg: dict[str, Any], given_ray: dict, source: str) -> None:
+    defaults = {k: key.default for k, key in SCHEMA["ray"].items()}
+    if cfg["engine"] == "sb3":
+        changed = [k for k in given_ray if given_ray[k] != defaults.get(k)]
+        if changed:
+            raise TrainingConfigError(
+                f"{source}: ray.{changed[0]} applies to engine: rllib only; this config trains with engine: sb3 "
+                "(set engine: rllib, or remove the ray section)")
+        return
+    for (section, key), (allowed, why) in _RLLIB_UNSUPPORTED.items():
+        if cfg[section][key] != allowed:
+            raise TrainingConfigError(
+                f"{source}: {section}.{key}={cfg[section][key]!r} is not supported with engine: rllib ({why}); "
+                f"it must be {allowed!r}")
+    if cfg["algorithm"]["device"] == "cuda":
+        raise TrainingConfigError(
+            f"{source}: algorithm.device='cuda' is not used by engine: rllib; give the learners GPUs with "
+            "ray.num_gpus_per_learner")
 
 
 def _validate_game(game: Any, source: str) -> dict[str, Any]:
@@ -256,6 +297,9 @@ def apply_overrides(raw: Any, overrides: list[str], source: str) -> Any:
         return raw  # validate() reports the shape problem
     for item in overrides:
         name, sep, text = item.partition("=")
+        if sep and name.strip() == "engine":  # the one top-level key that is not a section
+            raw["engine"] = text.strip()
+            continue
         parts = name.strip().split(".")
         if not sep or len(parts) != 2 or not all(parts):
             raise TrainingConfigError(f"--set {item!r}: write SECTION.KEY=VALUE, e.g. game.num_players=4")

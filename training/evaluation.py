@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from kabenvs.agents import RandomAgent
-from kabenvs.agents.arena import MatchResult, play_match
+from kabenvs.agents.arena import MatchResult, play_deal, play_match
 from kabenvs.core.errors import ConfigError
 from kabenvs.core.game import Game, State
 
@@ -154,8 +154,11 @@ def evaluate(
     seed: int = 0,
     on_game: Callable[[State, list[int], int], None] | None = None,
     ratings: bool = True,
+    games=None,
 ) -> Report:
-    """Play ``deals`` deals, each once per seat rotation; ratings when every seat has its own agent."""
+    """Play ``deals`` deals, each once per seat rotation; ratings when every seat has its own agent.
+
+    ``games`` plays them elsewhere (``parallel_games``); the report is the same as the serial one."""
     rater = Ratings([c.name for c in competitors]) if ratings and len(competitors) >= 2 else None
 
     def each_game(state: State, seating: list[int], deal_seed: int) -> None:
@@ -166,7 +169,7 @@ def evaluate(
 
     result = play_match(
         game, [c.agent for c in competitors], deals, seed=seed, names=[c.name for c in competitors],
-        on_game=each_game,
+        on_game=each_game, games=games,
     )
     usable = rater is not None and len(competitors) == game.num_players
     return Report(
@@ -208,3 +211,72 @@ def game_logger(path: str, competitors: list[Competitor]) -> Callable[[State, li
         append_record(path, make_record(state, seats, deal_seed))
 
     return write
+
+
+# -- playing a match's deals in parallel -----------------------------------------------------------
+_WORKER_CACHE: dict[str, Any] = {}
+
+
+def play_deals(make_agents: Callable[[], tuple[Game, list]], seeds: list[int]) -> list[tuple[State, list[int], int]]:
+    """Play deals in this process: ``make_agents()`` builds ``(game, competitors' agents)`` (once
+    per process and recipe); every deal once per seat rotation, in order."""
+    import pickle
+
+    key = pickle.dumps(make_agents)
+    if _WORKER_CACHE.get("key") != key:
+        _WORKER_CACHE.update(key=key, built=make_agents())
+    game, agents = _WORKER_CACHE["built"]
+    return [(state, seating, d) for d in seeds for state, seating in play_deal(game, agents, d)]
+
+
+def parallel_backend(requested: str = "auto") -> str:
+    """``ray`` (Ray tasks) when Ray is installed (``auto``) or asked for, else ``processes``."""
+    if requested not in ("auto", "ray", "processes"):
+        raise ConfigError(f"backend={requested!r}; allowed: 'auto', 'ray', 'processes'")
+    if requested == "auto":
+        import importlib.util
+
+        return "ray" if importlib.util.find_spec("ray") is not None else "processes"
+    if requested == "ray":
+        from kabenvs.extras import require
+
+        require("ray", "rllib")
+    return requested
+
+
+def parallel_games(make_agents: Callable[[], tuple[Game, list]], workers: int, backend: str = "auto",
+                   chunks_per_worker: int = 4):
+    """A ``games`` source for ``play_match``/``evaluate``: the deals split into contiguous chunks
+    played by ``workers`` Ray tasks (``backend="ray"``; a local Ray is started unless RAY_ADDRESS
+    names a cluster or Ray is already initialised) or local processes (``"processes"``), yielded
+    back in the serial order. ``make_agents`` must pickle (a module-level function or a partial of
+    one), since each worker builds its own agents from it."""
+    backend = parallel_backend(backend)
+
+    def games(seeds: list[int]):
+        size = max(1, -(-len(seeds) // (workers * chunks_per_worker)))
+        chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
+        if backend == "ray":
+            import os
+
+            import ray
+
+            if not ray.is_initialized():
+                address = os.environ.get("RAY_ADDRESS")
+                ray.init(address=address or None, num_cpus=None if address else workers,
+                         include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+            task = ray.remote(num_cpus=1)(play_deals)
+            futures = [task.remote(make_agents, chunk) for chunk in chunks]
+            for future in futures:
+                yield from ray.get(future)
+            return
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # spawn, not fork: a forked torch (or a forked thread pool) can hang
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [pool.submit(play_deals, make_agents, chunk) for chunk in chunks]
+            for future in futures:
+                yield from future.result()
+
+    return games

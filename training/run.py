@@ -293,6 +293,9 @@ class Trainer:
         except Exception as exc:  # a plot must never stop a training run
             self.notes.append(f"plot not written: {exc}")
 
+    def learner_steps(self) -> int:
+        return self.model.num_timesteps
+
     def train_seconds(self) -> float:
         return self._seconds_before + time.perf_counter() - self._t0
 
@@ -412,6 +415,15 @@ def plot_win_rates(csv_path: Path, png_path: Path, title: str = "") -> None:
 
 def train(cfg: dict[str, Any], resume_folder: Path | None = None, echo=print) -> tuple[Trainer, dict[str, Report] | None]:
     """Train from a validated config. With ``resume_folder``, continue that run."""
+    if cfg.get("engine", "sb3") == "rllib":
+        from kabenvs.core.errors import ConfigError
+
+        if resume_folder is not None:
+            raise ConfigError("--resume is not supported with engine: rllib (its run folder holds safe models, "
+                              "not RLlib's algorithm state); start a new run")
+        from .rllib_engine import train_rllib
+
+        return train_rllib(cfg, fresh_run_folder(cfg), echo=echo)
     if resume_folder is not None:
         folder = resume_folder
         saved = validate(load_yaml_file(folder / "config.yaml"), source=str(folder / "config.yaml"))
@@ -420,15 +432,18 @@ def train(cfg: dict[str, Any], resume_folder: Path | None = None, echo=print) ->
         cfg = saved
     else:
         folder = fresh_run_folder(cfg)
-    trainer = Trainer(cfg, folder, resume=resume_folder is not None, echo=echo)
+    return drive(Trainer(cfg, folder, resume=resume_folder is not None, echo=echo), echo)
+
+
+def drive(trainer: Trainer, echo=print) -> tuple[Trainer, dict[str, Report] | None]:
+    """Set up, say where the run goes, learn, finish (None as the reports: interrupted)."""
     trainer.setup()
     for note in trainer.notes:
         echo(f"note: {note}")
     echo(f"run folder: {trainer.run.path}")
     if not trainer.learn():
         return trainer, None
-    reports = trainer.finish()
-    return trainer, reports
+    return trainer, trainer.finish()
 
 
 __all__ = ["BASELINES", "Trainer", "final_table", "plot_title", "plot_win_rates", "train"]

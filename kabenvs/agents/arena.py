@@ -8,7 +8,7 @@ benchmarks of bots and the training callbacks all build on it.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -60,6 +60,66 @@ class MatchResult:
         return "\n".join(rows)
 
 
+def deal_seeds(seed: int, deals: int) -> list[int]:
+    """The seed of each deal of a match (``game.new_state(np.random.default_rng(deal_seed))``)."""
+    return [int(x) for x in np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint64)]
+
+
+def seatings(num_players: int, competitors: int) -> list[list[int]]:
+    """The seat rotations of one deal: ``seating[seat]`` = competitor index."""
+    n, k = num_players, competitors
+    return [[(s + rot) % k if k >= n else (s + rot) % n % k for s in range(n)] for rot in range(n)]
+
+
+def play_deal(game: Game, agents: Sequence[AgentFactory | Agent], deal_seed: int) -> list[tuple[State, list[int]]]:
+    """Play one deal once per seat rotation; ``[(finished state, seating), ...]`` in rotation order.
+
+    A game depends only on the deal seed and the seating, never on the games played before it:
+    a factory gets ``deal_seed * 31 + seat`` and an agent instance with a ``reseed`` method
+    (a model that samples its moves) is reseeded with the same number before the game. So the
+    deals of a match can be played in any order, in other processes, with the same results.
+    """
+    out = []
+    for seating in seatings(game.num_players, len(agents)):
+        seat_agents = []
+        for s, idx in enumerate(seating):
+            a = agents[idx]
+            if callable(a) and not hasattr(a, "act"):
+                a = a(deal_seed * 31 + s)
+            elif hasattr(a, "reseed"):
+                a.reseed(deal_seed * 31 + s)
+            seat_agents.append(a)
+        state = game.new_state(np.random.default_rng(deal_seed))
+        play_game(state, seat_agents)
+        out.append((state, seating))
+    return out
+
+
+def tally(result: MatchResult, state: State, seating: list[int], keep_states: bool = False) -> None:
+    """Count one finished game into ``result``."""
+    result.games += 1
+    if state.current_player is not None or state.truncated:
+        result.truncated += 1
+    ret = state.returns()
+    # Each competitor's share of the game: average over the seats it occupies.
+    per: dict[int, list[int]] = {}
+    for s, idx in enumerate(seating):
+        per.setdefault(idx, []).append(s)
+    winners = [] if (state.current_player is not None or state.truncated) else state.winners()
+    for idx, seats in per.items():
+        result.total_return[idx] += sum(ret[s] for s in seats) / len(seats)
+        if winners:
+            # per seat: a competitor in two seats is judged by its average seat
+            result.wins[idx] += sum(1 for s in seats if s in winners) / len(winners) / len(seats)
+            if len(winners) == 1 and winners[0] in seats:
+                result.outright[idx] += 1
+    if keep_states:
+        result.states.append(state)
+
+
+GamesSource = Callable[[list[int]], Iterable[tuple[State, list[int], int]]]
+
+
 def play_match(
     game: Game,
     agents: Sequence[AgentFactory | Agent],
@@ -68,6 +128,7 @@ def play_match(
     names: Sequence[str] | None = None,
     keep_states: bool = False,
     on_game: Callable[[State, list[int], int], None] | None = None,
+    games: GamesSource | None = None,
 ) -> MatchResult:
     """``agents[i]`` is the i-th competitor; with fewer competitors than seats they repeat in turn.
 
@@ -75,39 +136,22 @@ def play_match(
     deal_seed)`` sees every finished game (``seating[seat]`` = competitor index; the game was dealt
     by ``game.new_state(np.random.default_rng(deal_seed))`` and ``state.history`` replays it), e.g.
     to write a game log.
+
+    ``games(deal_seeds)``, when given, plays the games elsewhere (other processes or machines,
+    ``training.evaluation.parallel_games``) and yields ``(state, seating, deal_seed)`` in the
+    order this function would play them; the result is then the same as the serial one.
     """
-    n = game.num_players
     k = len(agents)
     names = list(names) if names else [getattr(a, "name", f"agent{i}") for i, a in enumerate(agents)]
     result = MatchResult(names=names, wins=[0.0] * k, outright=[0] * k, total_return=[0.0] * k)
-    seeds = np.random.SeedSequence(seed).generate_state(deals, dtype=np.uint64)
-    for d in range(deals):
-        for rot in range(n):
-            seating = [(s + rot) % k if k >= n else (s + rot) % n % k for s in range(n)]
-            seat_agents = []
-            for s, idx in enumerate(seating):
-                a = agents[idx]
-                seat_agents.append(a(int(seeds[d]) * 31 + s) if callable(a) and not hasattr(a, "act") else a)
-            state = game.new_state(np.random.default_rng(int(seeds[d])))
-            play_game(state, seat_agents)
-            result.games += 1
-            if state.current_player is not None or state.truncated:
-                result.truncated += 1
-            ret = state.returns()
-            # Each competitor's share of the game: average over the seats it occupies.
-            per = {}
-            for s, idx in enumerate(seating):
-                per.setdefault(idx, []).append(s)
-            winners = [] if (state.current_player is not None or state.truncated) else state.winners()
-            for idx, seats in per.items():
-                result.total_return[idx] += sum(ret[s] for s in seats) / len(seats)
-                if winners:
-                    # per seat: a competitor in two seats is judged by its average seat
-                    result.wins[idx] += sum(1 for s in seats if s in winners) / len(winners) / len(seats)
-                    if len(winners) == 1 and winners[0] in seats:
-                        result.outright[idx] += 1
-            if keep_states:
-                result.states.append(state)
-            if on_game is not None:
-                on_game(state, seating, int(seeds[d]))
+    seeds = deal_seeds(seed, deals)
+    if games is None:
+        def games(seeds):
+            for deal_seed in seeds:
+                for state, seating in play_deal(game, agents, deal_seed):
+                    yield state, seating, deal_seed
+    for state, seating, deal_seed in games(seeds):
+        tally(result, state, seating, keep_states)
+        if on_game is not None:
+            on_game(state, seating, deal_seed)
     return result

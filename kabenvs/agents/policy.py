@@ -264,10 +264,16 @@ class PolicyAgent:
         self.policy = policy
         self.name = name
         self.deterministic = deterministic
+        self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.path = path
         self.model_hash = sha256
         self.metadata = metadata or {}
+
+    def reseed(self, game_seed: int) -> None:
+        """A fresh generator for one game (``play_match`` calls it before each game), so a
+        sampling model's moves depend on the game, not on the games it played before."""
+        self.rng = np.random.default_rng([self.seed or 0, game_seed])
 
     def act(self, decision: Decision) -> int:
         obs = decision.observation[None, :]

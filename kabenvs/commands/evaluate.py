@@ -4,6 +4,7 @@
     kabenvs evaluate runs/kabaleo_4p/final_model heuristic heuristic heuristic --deals 200
     kabenvs evaluate heuristic random --game kabaleo_v0 --players 3 --option mode=equitable
     kabenvs evaluate model.safetensors random --json --log games.jsonl
+    kabenvs evaluate heuristic random --game cabula_v0 --deals 1000 --workers 4   # same result as serial
     kabenvs evaluate mine.zip random --trust-pickle --game kabaleo_v0   # runs code from mine.zip
     kabenvs evaluate --human-log games.jsonl [more.jsonl ...] [--json]
 
@@ -20,6 +21,7 @@ Bad input ends with one line naming the problem and exit code 2.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -53,6 +55,11 @@ def parse_args(argv):
                    help="also load Stable-Baselines3 .zip archives; this RUNS CODE FROM THE FILE (pickle): use it "
                    "only for archives you trust like a program. --game/--players/--option then stand in for "
                    "an archive without kabenvs metadata")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="play the deals in N parallel workers: Ray tasks when Ray is installed (the rllib extra; "
+                   "RAY_ADDRESS joins a cluster), local processes otherwise; same results as N=1 (default 1)")
+    p.add_argument("--backend", choices=("auto", "ray", "processes"), default="auto",
+                   help="how --workers runs: auto (Ray if installed, else processes), ray or processes")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--log", metavar="FILE", help="append every game to this game log (JSON lines)")
     p.add_argument("--human-log", nargs="+", metavar="LOG", help="summarise games played by humans from game logs")
@@ -132,6 +139,17 @@ def build_competitors(args, game):
     return comps
 
 
+def competitor_agents(env_id: str, options: dict, seats: list[str], seed: int, stochastic: bool,
+                      trust_pickle: bool):
+    """``(game, agents)`` as ``run`` builds them, in a worker of ``--workers`` (it must pickle)."""
+    from kabenvs.core.registry import make_game
+
+    training_module("build").set_threads(1)
+    game = make_game(env_id, **options)
+    args = argparse.Namespace(seats=seats, seed=seed, stochastic=stochastic, trust_pickle=trust_pickle)
+    return game, [c.agent for c in build_competitors(args, game)]
+
+
 @contextmanager
 def progress_bar(total: int, enabled: bool):
     """A bar on stderr with games done and the time left (as training shows); yields ``tick()``.
@@ -162,6 +180,8 @@ def run(args) -> int:
         raise UsageError("give at least one SEAT (a model path, 'heuristic' or 'random'), or --human-log LOG")
     if args.deals < 1:
         raise UsageError(f"--deals={args.deals} must be >= 1")
+    if args.workers < 1:
+        raise UsageError(f"--workers={args.workers} must be >= 1")
     from kabenvs.agents.search import is_search_spec
     ev = training_module("evaluation")
     BASELINES, evaluate, game_logger = ev.BASELINES, ev.evaluate, ev.game_logger
@@ -186,7 +206,13 @@ def run(args) -> int:
                 on_game(state, seating, deal_seed)
             tick()
 
-        report = evaluate(game, comps, args.deals, seed=args.seed, on_game=each_game)
+        games = None
+        if args.workers > 1:
+            recipe = functools.partial(competitor_agents, env_id=game.env_id, options=game.config.to_dict(),
+                                       seats=list(args.seats), seed=args.seed, stochastic=args.stochastic,
+                                       trust_pickle=args.trust_pickle)
+            games = ev.parallel_games(recipe, args.workers, backend=args.backend)
+        report = evaluate(game, comps, args.deals, seed=args.seed, on_game=each_game, games=games)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

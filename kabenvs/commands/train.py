@@ -4,6 +4,7 @@
     kabenvs train configs/kabaleo.yaml --set game.num_players=4 --set output.name=kabaleo_4p
     kabenvs train configs/kabaleo.yaml --resume            # continue runs/kabaleo
     kabenvs train configs/kabaleo.yaml --check             # validate and print the config
+    kabenvs train configs/quickstart.yaml --set engine=rllib --set ray.num_env_runners=2   # Ray RLlib
 
 Bad input (a missing file, malformed YAML, an unknown key, a wrong type or value, an unknown env
 id) stops with one line naming the problem and exit code 2, before any training starts.
@@ -66,7 +67,7 @@ def main(argv=None) -> int:
         print(f"continue with: kabenvs train {args.config} --resume {trainer.run.path}")
         return 130
     print()
-    print(final_table(trainer.game, reports, trainer.train_seconds(), trainer.model.num_timesteps))
+    print(final_table(trainer.game, reports, trainer.train_seconds(), trainer.learner_steps()))
     for note in trainer.notes:
         print(f"note: {note}")
     safe = trainer.run.final_model.with_suffix(".safetensors")  # + .json: the model to share and play

@@ -67,6 +67,13 @@ class KabenvsMultiAgentEnv(MultiAgentEnv):
         self._rng = np.random.default_rng()
         self.state = None
         self._decisions = 0
+        self._seat_names: list[str | None] = list(self.possible_agents)  # None: a seat the env plays itself
+
+    def _play_bots(self) -> None:
+        """Seats the env plays itself (none here; see ``KabenvsSelfPlayEnv``)."""
+
+    def _seats(self) -> list[tuple[int, str]]:
+        return [(i, a) for i, a in enumerate(self._seat_names) if a is not None]
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         if seed is not None:
@@ -78,7 +85,7 @@ class KabenvsMultiAgentEnv(MultiAgentEnv):
 
     def step(self, action_dict: dict[str, int]):
         state = self.state
-        agent = self.possible_agents[state.current_player]
+        agent = self._seat_names[state.current_player]
         if agent not in action_dict:
             raise ValueError(f"{agent} is to move; the actions given were for {sorted(action_dict)}")
         try:
@@ -87,31 +94,33 @@ class KabenvsMultiAgentEnv(MultiAgentEnv):
             if self.illegal == "raise":
                 raise
             # the mover loses, the others get 0, the episode ends (a masked policy never gets here)
-            obs = {a: self._obs_of(i) for i, a in enumerate(self.possible_agents)}
-            rewards = {a: (self.illegal_reward if a == agent else 0.0) for a in self.possible_agents}
-            done = {a: True for a in self.possible_agents}
+            obs = {a: self._obs_of(i) for i, a in self._seats()}
+            rewards = {a: (self.illegal_reward if a == agent else 0.0) for _, a in self._seats()}
+            done = {a: True for _, a in self._seats()}
             return obs, rewards, {**done, "__all__": True}, {"__all__": False}, \
                 {agent: {"illegal_action": repr(action_dict[agent])}}
         state.apply(action)
         self._decisions += 1
+        self._play_bots()
+        seats = self._seats()
         if state.current_player is None:
             returns = state.returns()
-            rewards = {a: float(returns[i]) for i, a in enumerate(self.possible_agents)}
-            obs = {a: self._obs_of(i) for i, a in enumerate(self.possible_agents)}  # a last look for all
-            done = {a: True for a in self.possible_agents}
+            rewards = {a: float(returns[i]) for i, a in seats}
+            obs = {a: self._obs_of(i) for i, a in seats}  # a last look for all
+            done = {a: True for _, a in seats}
             return obs, rewards, {**done, "__all__": not state.truncated}, \
-                {**{a: False for a in self.possible_agents}, "__all__": bool(state.truncated)}, {}
+                {**{a: False for _, a in seats}, "__all__": bool(state.truncated)}, {}
         if self._decisions >= self.game.max_decisions():  # our cap, not the game's end
-            obs = {a: self._obs_of(i) for i, a in enumerate(self.possible_agents)}
-            zero = {a: 0.0 for a in self.possible_agents}
-            return obs, zero, {"__all__": False}, {**{a: True for a in self.possible_agents}, "__all__": True}, {}
+            obs = {a: self._obs_of(i) for i, a in seats}
+            zero = {a: 0.0 for _, a in seats}
+            return obs, zero, {"__all__": False}, {**{a: True for _, a in seats}, "__all__": True}, {}
         # the mover's reward (0) is reported at once: RLlib requires a reward between an agent's
         # action and its next observation, and a seat may decide several times in a row
         return self._observe(), {agent: 0.0}, {"__all__": False}, {"__all__": False}, {}
 
     def _observe(self) -> dict[str, dict[str, np.ndarray]]:
         p = self.state.current_player
-        return {self.possible_agents[p]: self._obs_of(p)}
+        return {self._seat_names[p]: self._obs_of(p)}
 
     def _obs_of(self, seat: int) -> dict[str, np.ndarray]:
         state = self.state
@@ -178,7 +187,102 @@ def self_play_config(env_id: str, hidden: tuple[int, ...] = (64, 64), **options)
     )
 
 
-__all__ = ["KabenvsMultiAgentEnv", "MaskedPPOTorchRLModule", "self_play_config"]
+class KabenvsSelfPlayEnv(KabenvsMultiAgentEnv):
+    """Self-play with an opponent pool, as the ``engine: rllib`` trainer runs it.
+
+    At every reset one seat is the learner, and each other seat draws an opponent kind by the
+    weights in ``config["opponents"]`` (the same kinds and meaning as the SB3 pool):
+    ``self`` and the learner's seat are agents ``"main:<seat>"`` (policy ``main``, trained on every
+    such seat's moves), ``snapshots`` are agents ``"snap_<k>:<seat>"`` played by the frozen
+    policy ``snap_<k>`` (``set_snapshots(n)`` says how many slots hold a snapshot; before the first
+    one a ``snapshots`` seat plays as ``self``), and ``random``/``heuristic`` seats are played inside
+    the env by kabenvs' own agents (RLlib never sees them). The policy mapping is the agent id's
+    prefix (``policy_of``).
+    """
+
+    def __init__(self, config: dict[str, Any] | None = None) -> None:
+        config = dict(config or {})
+        weights = config.pop("opponents", {"self": 1.0})
+        self.max_snapshots = int(config.pop("max_snapshots", 0))
+        self.snapshots_ready = int(config.pop("snapshots_ready", 0))
+        seed = config.pop("seed", None)
+        super().__init__(config)
+        n = self.game.num_players
+        kinds = [k for k in ("self", "snapshots", "random", "heuristic") if float(weights.get(k, 0)) > 0]
+        unknown = set(weights) - {"self", "snapshots", "random", "heuristic"}
+        if unknown or not kinds:
+            raise ValueError(f"opponents={weights!r}: weights of 'self', 'snapshots', 'random', 'heuristic'")
+        probs = np.array([float(weights[k]) for k in kinds])
+        self._kinds, self._probs = kinds, probs / probs.sum()
+        self.possible_agents = [f"{m}:{i}" for m in ["main", *self.snapshot_ids(self.max_snapshots)] for i in range(n)]
+        self.agents = []
+        self.observation_spaces = {a: self.observation_spaces["player_0"] for a in self.possible_agents}
+        self.action_spaces = {a: self.action_spaces["player_0"] for a in self.possible_agents}
+        self._rng = np.random.default_rng(seed)
+        self._bots: dict[int, Any] = {}
+        self._seat_names: list[str | None] = [f"main:{i}" for i in range(n)]
+        self.lineup: list[str] = []
+
+    @staticmethod
+    def snapshot_ids(count: int) -> list[str]:
+        return [f"snap_{k}" for k in range(count)]
+
+    @staticmethod
+    def policy_of(agent_id: str) -> str:
+        """The policy (module id) an agent id is played by: ``"main:2"`` -> ``"main"``."""
+        return str(agent_id).split(":", 1)[0]
+
+    def set_snapshots(self, ready: int) -> None:
+        self.snapshots_ready = min(int(ready), self.max_snapshots)
+
+    def _draw_lineup(self) -> None:
+        from kabenvs.agents import RandomAgent, heuristic_agent
+
+        n = self.game.num_players
+        learner = int(self._rng.integers(n))
+        self._bots, names, self.lineup = {}, [], []
+        for seat in range(n):
+            kind = "self" if seat == learner else self._kinds[int(self._rng.choice(len(self._kinds), p=self._probs))]
+            if kind == "snapshots" and self.snapshots_ready <= 0:
+                kind = "self"
+            bot_seed = int(self._rng.integers(2**31))
+            if kind == "random":
+                self._bots[seat], name = RandomAgent(bot_seed), None
+            elif kind == "heuristic":
+                self._bots[seat], name = heuristic_agent(self.game.env_id, seed=bot_seed), None
+            elif kind == "snapshots":
+                name = f"snap_{int(self._rng.integers(self.snapshots_ready))}:{seat}"
+            else:
+                name = f"main:{seat}"
+            names.append(name)
+            self.lineup.append("learner" if seat == learner else kind)
+        self._seat_names = names
+
+    def _play_bots(self) -> None:
+        from kabenvs.agents.base import Decision
+
+        state = self.state
+        while state.current_player is not None and state.current_player in self._bots \
+                and self._decisions < self.game.max_decisions():
+            p = state.current_player
+            state.apply(self._bots[p].act(Decision(p, state)))
+            self._decisions += 1
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        while True:
+            self._draw_lineup()
+            self.state = self.game.new_state(np.random.default_rng(int(self._rng.integers(2**63))))
+            self._decisions = 0
+            self._play_bots()
+            if self.state.current_player is not None and self._decisions < self.game.max_decisions():
+                break  # (a game the bots finish alone before any policy moves is dealt again)
+        self.agents = [a for a in self._seat_names if a is not None]
+        return self._observe(), {}
+
+
+__all__ = ["KabenvsMultiAgentEnv", "KabenvsSelfPlayEnv", "MaskedPPOTorchRLModule", "self_play_config"]
 
 
 # -- export to the project's safe model format ---------------------------------------------------

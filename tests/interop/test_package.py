@@ -148,3 +148,18 @@ def test_the_wheel_installs_training_under_the_kabenvs_namespace(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, str(target)], cwd=user, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["games"] == 2
+
+
+def test_a_missing_optional_package_while_running_is_one_line(monkeypatch, capsys):
+    """A command that reaches a package of an extra only while running (evaluate -> SB3) ends with
+    one line naming the package and the pip command, not a traceback."""
+    from kabenvs import cli
+    from kabenvs.commands import evaluate
+
+    def missing(argv):
+        raise ModuleNotFoundError("No module named 'stable_baselines3'", name="stable_baselines3")
+
+    monkeypatch.setattr(evaluate, "main", missing)
+    assert cli.main(["evaluate", "heuristic", "random", "--game", "kabaleo_v0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "stable_baselines3" in err and "pip install 'kabenvs[train]'" in err
