@@ -62,7 +62,7 @@ Rulebook points this engine had to interpret (each is in docs/games/alakazum.md 
     the 4 others); the two cards are taken one at a time, by type (the topmost copy).
 14. Food may be given with no character of its culture (the card is spent for nothing); a broom
     needs a character without one. The Penitente's default resistance is 1/1/2 so the rulebook's
-    Ana-vs-Pep example (a 2 hypnotises a level-B Penitente) holds (COMPONENTS.md said 1/2/2).
+    Ana-vs-Pep example (a 2 hypnotises a level-B Penitente) holds (the printed component list said 1/2/2).
 15. Players see which hand cards went into another hand publicly (market, thrifty draws, steals,
     revealed Alakazum objects, a cancelled card) and remember them until that hand loses a card of
     that type in public (then one such card is forgotten). When the hand gives a card away in

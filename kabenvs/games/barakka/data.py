@@ -1,7 +1,7 @@
 """Every printed value of Barakka in one place: colours, deck make-up, tiles, scoring tables.
 
-Sources: the rulebook (shared/rules/barakka.md) for the scoring tables and the tile rules, and
-shared/rules/COMPONENTS.md for the deck make-up and tile counts. Values the printed texts leave
+Sources: the rulebook (the published rules) for the scoring tables and the tile rules, and
+the printed component list for the deck make-up and tile counts. Values the printed texts leave
 open carry a ``# project default`` comment and are listed in docs/games/barakka.md.
 """
 
@@ -17,12 +17,12 @@ JOKER = 0  # rank 0 is the joker; numbered cards are ranks 1-5
 RANKS = 6  # joker, 1, 2, 3, 4, 5
 MAX_SEQUENCE = 5  # "a colour sequence can consist of five cards at most"
 
-# Deck make-up per colour: rank -> copies (COMPONENTS.md).
+# Deck make-up per colour: rank -> copies (the printed component list).
 BASE_COLOUR_CARDS: dict[int, int] = {JOKER: 2, 1: 2, 2: 2, 3: 2, 4: 2, 5: 2}  # 12 per colour, 60 in all
 BASR_CARDS: dict[int, int] = dict(BASE_COLOUR_CARDS)  # 12 cards, "the same make-up"
 PORTUGUES_CARDS: dict[int, int] = {1: 1, 2: 1, 3: 1, 4: 1, 5: 1}  # 5 cards, no joker
 
-# Barakka tiles (COMPONENTS.md): 2 per base colour, 2 El-Basr, 1 El Portugues token, 1 Desert Rose.
+# Barakka tiles (the printed component list): 2 per base colour, 2 El-Basr, 1 El Portugues token, 1 Desert Rose.
 BASE_TILES_PER_COLOUR = 2
 SADID_TILES_PER_COLOUR = 1  # Sadid Al-Aziz: "prepare only 5 Barakka tiles (1 of each colour)"
 BASR_TILES = 2

@@ -41,7 +41,7 @@ Rulebook points this engine had to interpret (each is in docs/games/barakka.md a
    the reveal a sequence is judged as the colour of its top card; one whose face-down card has
    another colour, or whose colour repeats an earlier-started sequence of the same player
    (starting two sequences of one colour breaks "one sequence per colour"), scores 0.
-9. Desert Rose (El-Karim, COMPONENTS.md default): taken at once by the first player whose
+9. Desert Rose (El-Karim, the printed component list's default): taken at once by the first player whose
    face-down cards cover all five base colours; kept as one more tile if all five base sequences
    are complete and flawless, else discarded and its holder scores -10.
 10. Solo variant: the decks are split into two equal face-down decks; with an odd number of cards

@@ -2,7 +2,7 @@
 
 The rulebook gives the totals (26 stars, 6 double stars, 12 curses, 20 monsters, 25 spells) but
 not how the curses, monsters and spells split by type. The counts below are the project's
-defaults (shared/rules/COMPONENTS.md); every one of them is a ``CabulaConfig`` field, so a user who
+defaults (docs/games/cabula.md); every one of them is a ``CabulaConfig`` field, so a user who
 owns the printed deck can put the real split in. Double stars are not a count: the rulebook puts
 exactly one per player into the deck.
 """
@@ -42,7 +42,7 @@ DRAW_SPELLS = {PARCHMENT: 2, BOOK: 3}  # cards drawn per card played
 IS_CURSE = tuple(c in CURSES for c in range(NUM_TYPES))
 HAND_TYPES = tuple(c for c in range(NUM_TYPES) if not IS_CURSE[c])  # a hand never holds a curse
 
-# Project defaults (COMPONENTS.md, "Splits not found"): config field -> count. Stars are found (26).
+# Project defaults (the printed component list gives no split): config field -> count. Stars are found (26).
 DEFAULT_COUNTS: dict[str, int] = {
     "star": 26,
     "thieving_witch": 6,

@@ -14,7 +14,7 @@ with ``current_player`` pointing at them.
 Rulebook points this engine had to interpret (each is also in docs/games/cabula.md and a test):
 
 1. Deck split: the rulebook gives only totals; the per-type split is the project default of
-   COMPONENTS.md, every count a config field. One double star per player.
+   docs/games/cabula.md, every count a config field. One double star per player.
 2. Setup: every hand is cleared of curses (replacements dealt from the deck, again and again),
    one player after the other; then the set-aside curses are shuffled back with the rest of the
    deck. The first player is drawn at random (the rulebook's "last to perform magic / youngest").
@@ -101,7 +101,7 @@ class CabulaConfig(GameConfig):
     num_players: int = 2
     max_turns: int = 500
     spell_book_pairs: bool = True
-    # Deck split (project defaults, COMPONENTS.md); double stars are one per player, not a field.
+    # Deck split (project defaults, docs/games/cabula.md); double stars are one per player, not a field.
     star: int = C.DEFAULT_COUNTS["star"]
     thieving_witch: int = C.DEFAULT_COUNTS["thieving_witch"]
     necromancy: int = C.DEFAULT_COUNTS["necromancy"]

@@ -7,7 +7,7 @@ data (see docs/games/kabaal.md, "Component values"):
 * ``AREA_CARDS``: four per colour holding the value pairs 1/2, 3/4, 5/6, 7/8;
 * ``LAYOUTS``: named layouts. Only Baal's is offered by name; its printed arrangement is not
   public, so ``BAAL`` is the project default that satisfies every constraint of the rulebook's
-  worked example (see COMPONENTS.md). Any other rectangular grid with holes can be passed as the
+  worked example (the printed component list). Any other rectangular grid with holes can be passed as the
   ``layout`` option;
 * ``CULT_COLOURS``: the players' cultist colours, one per seat (names only; they are unrelated to
   the card colours).
