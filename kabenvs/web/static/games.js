@@ -291,6 +291,13 @@
       finals.appendChild(frow);
       centre.appendChild(finals);
     }
+    if (view.spells) {
+      const scroll = panel("Magic scroll (cost in magic energy)");
+      const srow = el("div", "row");
+      view.spells.forEach((sp) => srow.appendChild(card(sp.name, sp.key, "spell", "cost " + sp.cost)));
+      scroll.appendChild(srow);
+      centre.appendChild(scroll);
+    }
     box.appendChild(centre);
     if (view.display.length) {
       const disp = panel("Characters on display");
@@ -327,8 +334,15 @@
     view.players.forEach((pl) => {
       const p = pl.seat;
       const pn = panel(playerTitle(view, p) + " · magic energy " + pl.magic_energy, "player:" + p);
-      const pts = Object.entries(pl.culture_points).map(([k, v]) => k + " " + v).join(", ");
-      pn.appendChild(el("div", "note", "culture points: " + pts + " (Alakazum at " + view.alakazum_threshold + ")"));
+      const pts = el("div", "row culture-points");
+      pts.appendChild(el("span", "note", "culture points:"));
+      for (const [k, v] of Object.entries(pl.culture_points)) {
+        const chip = el("span", "chip culture", k + " " + v);
+        chip.dataset.key = "culture:" + p + ":" + k;
+        pts.appendChild(chip);
+      }
+      pts.appendChild(el("span", "note", "(Alakazum at " + view.alakazum_threshold + ")"));
+      pn.appendChild(pts);
       const team = el("div", "row");
       pl.team.forEach((ch) => team.appendChild(character(ch)));
       if (!pl.team.length) team.appendChild(el("span", "nil", "no characters"));
@@ -370,7 +384,7 @@
       String(view.stage).replace(/_/g, " ") + (view.actions_left ? " · " + view.actions_left + " action(s) left" : "") +
       (view.in_deja_vu ? " · Deja Vu" : "")));
     return withRest(view, box, ["players", "market", "forest", "display", "finals", "combat", "announced",
-      "alakazum_threshold", "plays", "hats_paid", "graveyard", "box", "pending", "turn", "turn_player", "stage",
+      "alakazum_threshold", "spells", "plays", "hats_paid", "graveyard", "box", "pending", "turn", "turn_player", "stage",
       "actions_left", "in_deja_vu", "truncated"]);
   };
 })();
