@@ -169,8 +169,17 @@
     box.appendChild(trick);
     view.players.forEach((pl, p) => {
       const pn = panel(playerTitle(view, p) + " · " + pl.cult + " cult" + (pl.amulet ? " · amulet" : ""));
-      pn.appendChild(el("div", "note", "altar " + pl.altar + " / " + view.rituals_to_win + " · cultists in supply " +
+      const altar = el("div", "row altar");
+      altar.appendChild(el("span", "note", "altar"));
+      for (let i = 0; i < view.rituals_to_win; i++) {
+        const slot = el("span", "altar-slot" + (i < pl.altar ? " done" : ""));
+        if (i < pl.altar) slot.style.background = colourOf(pl.cult) || "#ccc";
+        slot.title = i < pl.altar ? "ritual " + (i + 1) : "empty";
+        altar.appendChild(slot);
+      }
+      altar.appendChild(el("span", "note", pl.altar + " / " + view.rituals_to_win + " rituals · cultists in supply " +
         pl.supply + " · tricks won " + pl.tricks_won + " · cards " + pl.hand_size));
+      pn.appendChild(altar);
       const cards = el("div", "row");
       pl.face_up.forEach((c) => cards.appendChild(card(c, p === view.seat ? "card:face_up:" + c : null, "face-up", "face up")));
       if (pl.hand) pl.hand.forEach((c) => cards.appendChild(card(c, p === view.seat ? "card:hand:" + c : null)));
@@ -179,7 +188,8 @@
       pn.appendChild(cards);
       box.appendChild(pn);
     });
-    return withRest(view, box, ["grid", "areas", "players", "round", "trick_number", "phase", "trick", "rituals_to_win"]);
+    return withRest(view, box, ["grid", "areas", "players", "round", "trick_number", "phase", "trick", "rituals_to_win"]
+      .concat(view.pushing ? [] : ["pushing"]));
   };
 
   // -- Cábula: hands, displayed stars, the discard pile, wand windows ------------------------
