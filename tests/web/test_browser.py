@@ -288,3 +288,22 @@ def test_a_thing_whose_name_holds_a_plus_is_played_by_one_click(browser, server,
     lines = page.page.locator("#events li").all_inner_texts()
     assert f"player 0: {wanted['name']}" in lines, (wanted, lines[-5:])
     assert page.errors == []
+
+
+def test_the_lobby_sets_a_variant_with_a_checkbox_and_a_value_in_a_field(browser, server):
+    page = TablePage(browser.new_context())
+    p = page.page
+    p.goto(server.url + "/")
+    p.wait_for_function("document.body.dataset.ready === '1'")
+    p.select_option("#game", "barakka_v0")
+    assert p.locator("#opt-el_karim").get_attribute("type") == "checkbox"
+    p.check("#opt-el_karim")
+    p.fill("#opt-memory", "table")
+    p.click("#start")
+    p.wait_for_selector("#result:not([hidden])")
+    link = p.locator("a.seat-link").first.get_attribute("href")
+    status, reply = api(server.url, f"/api/games/{link.split('/g/')[1].split('#')[0]}/view?seat=0",
+                        token=token_of(link))
+    assert status == 200, reply
+    assert reply["game"]["config"]["el_karim"] is True and reply["game"]["config"]["memory"] == "table"
+    assert page.errors == []
