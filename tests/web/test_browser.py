@@ -232,12 +232,17 @@ def test_a_participant_plays_a_study_series_and_the_results_page_shows_it(browse
         srv.stop()
 
 
-def test_the_lobby_seats_the_search_bot_with_its_settings_and_shows_errors(browser, server):
+def _lobby(browser, server, env_id: str):
+    """A fresh page on the lobby with ``env_id`` chosen."""
     page = TablePage(browser.new_context())
-    p = page.page
-    p.goto(server.url + "/")
-    p.wait_for_function("document.body.dataset.ready === '1'")
-    p.select_option("#game", "kabaleo_v0")
+    page.page.goto(server.url + "/")
+    page.page.wait_for_function("document.body.dataset.ready === '1'")
+    page.page.select_option("#game", env_id)
+    return page, page.page
+
+
+def test_the_lobby_seats_the_search_bot_with_its_settings_and_shows_errors(browser, server):
+    page, p = _lobby(browser, server, "kabaleo_v0")
     p.select_option("#seat-1", "search")
     p.fill("#seat-1-search", "sims=nope")
     p.click("#start")
@@ -291,11 +296,7 @@ def test_a_thing_whose_name_holds_a_plus_is_played_by_one_click(browser, server,
 
 
 def test_the_lobby_sets_a_variant_with_a_checkbox_and_a_value_in_a_field(browser, server):
-    page = TablePage(browser.new_context())
-    p = page.page
-    p.goto(server.url + "/")
-    p.wait_for_function("document.body.dataset.ready === '1'")
-    p.select_option("#game", "barakka_v0")
+    page, p = _lobby(browser, server, "barakka_v0")
     assert p.locator("#opt-el_karim").get_attribute("type") == "checkbox"
     p.check("#opt-el_karim")
     p.fill("#opt-memory", "table")
