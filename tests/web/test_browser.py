@@ -196,6 +196,14 @@ def test_hot_seat_hides_the_table_between_humans(browser, server):
     assert page.status == "finished"
     assert covers >= 4
     assert page.errors == []
+    # the one screen asked for one seat's view at a time, and each view held that seat's secret only
+    seen_seats = set()
+    for reply in (x["data"] for x in page.payloads() if "/view?" in x["url"] and "view" in x["data"]):
+        seen_seats.add(reply["seat"])
+        if not reply["view"]["terminal"]:
+            secrets_shown = [c is not None for c in reply["view"]["secret_colours"]]
+            assert secrets_shown == [q == reply["seat"] for q in range(2)], reply["view"]["secret_colours"]
+    assert seen_seats == {0, 1}
 
 
 @pytest.mark.slow  # the study's logic is tested without a browser in test_study.py
