@@ -372,7 +372,8 @@ class State:
         ``kabenvs/games/<game>/table.py`` with ``table_view(state, seat) -> dict``, documented in
         docs/play.md ("Table views"); among them may be "targets": {action id (as a string): a key
         naming the thing drawn on the table that the move plays ("card:hand:17", "spot:4",
-        "player:2", "bid:3")}, so that a front end can make that thing clickable. Never more than
+        "player:2", "bid:3"), or a list of keys for a move played by clicking several things in
+        turn (["stock:green", "spot:3"])}, so that a front end can make that thing clickable. Never more than
         ``seat`` may know (the shared kit compares it across resampled worlds)."""
         over = self.current_player is None
         view: dict[str, Any] = {

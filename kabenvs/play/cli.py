@@ -262,7 +262,8 @@ def play_main(args, console: Console) -> int:
     if args.log:
         _check_writable(args.log)
     state = game.new_state(np.random.default_rng(deal_seed))
-    options_text = ", ".join(f"{k}={_option_text(v)}" for k, v in game.config.to_dict().items())
+    # an empty option (Alakazum!'s cards= is its built-in card list) is left out of the header
+    options_text = ", ".join(f"{k}={_option_text(v)}" for k, v in game.config.to_dict().items() if v != "")
     console.write(f"{game.env_id} ({options_text}), deal seed {deal_seed}")
     if any(spec == DEFAULT_OPPONENT and seat.kind == "random" for spec, seat in zip(specs, seats)):
         console.write(f"({game.env_id} has no heuristic bot yet: the open seats get random bots)")

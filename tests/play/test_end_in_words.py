@@ -13,7 +13,8 @@ from kabenvs.core.game import winners_line
 RAW = re.compile(r"\[[^\]]*\]")  # a printed Python list
 
 
-@pytest.mark.parametrize("env_id,players", [("kabaleo_v0", 3), ("barakka_v0", 2), ("kabaal_v0", 3)])
+@pytest.mark.parametrize("env_id,players", [("kabaleo_v0", 3), ("barakka_v0", 2), ("kabaal_v0", 3),
+                                            ("cabula_v0", 3), ("alakazum_v0", 3)])
 def test_the_end_of_a_random_game_reads_as_words(env_id, players):
     game = kabenvs.make(env_id, num_players=players).game
     for seed in range(3):

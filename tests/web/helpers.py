@@ -31,6 +31,23 @@ CAPTURE_JS = """
 """
 
 
+UNDRAWN_JS = """
+(() => {
+  const shown = document.body.dataset.move;
+  const replies = window.__payloads.filter((p) => p.url.includes('/view?') && p.data && p.data.view &&
+    String(p.data.move) === shown && p.data.legal.length);
+  if (!replies.length) return [];
+  const reply = replies[replies.length - 1].data;
+  const keys = new Set([...document.querySelectorAll('#table [data-key]')].map((n) => n.dataset.key));
+  const targets = reply.view.targets || {};
+  const parts = (t) => Array.isArray(t) ? t : [t];
+  return reply.legal.filter((m) => targets[String(m.id)] &&
+      parts(targets[String(m.id)]).some((k) => !keys.has(k)))
+    .map((m) => reply.view.game + ': ' + m.name + ' -> ' + parts(targets[String(m.id)]).join(' then '));
+})()
+"""
+
+
 def api(base: str, path: str, body=None, token: str | None = None):
     data = None if body is None else json.dumps(body).encode()
     req = urllib.request.Request(base + path, data=data, method="POST" if body is not None else "GET")
@@ -60,6 +77,13 @@ class TablePage:
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda exc: self.errors.append(f"pageerror: {exc}"))
         self.clicks = {"target": 0, "list": 0, "keyboard": 0}
+        self.untargeted: list[str] = []  # legal moves whose thing (view "targets") is not drawn
+
+    def undrawn_targets(self) -> list[str]:
+        """Legal moves now whose target key (each of a list of keys) no drawn thing carries: a move
+        that names a thing must be playable by clicking it. Read from the page's own reply for the
+        move it shows."""
+        return self.page.evaluate(UNDRAWN_JS)
 
     def _console(self, msg) -> None:
         if msg.type != "error":
@@ -96,6 +120,7 @@ class TablePage:
         """Play one decision: a highlighted thing on the table where there is one, else (or every
         third move) the keyboard, else a move of the list."""
         before = self.move
+        self.untargeted.extend(self.undrawn_targets())
         targets = self.page.locator("#table .target")
         moves = self.page.locator("button.move")
         # a varied but reproducible choice: always the first move can make a game run to its cap
@@ -106,7 +131,7 @@ class TablePage:
             self.page.keyboard.press("Enter")
             self.clicks["keyboard"] += 1
         elif targets.count():
-            # one click per part of the thing's key ("stock:green+spot:3" takes two)
+            # one click per thing of the move's keys (["stock:green", "spot:3"] takes two)
             for _ in range(4):
                 targets = self.page.locator("#table .target")
                 count = targets.count()

@@ -77,6 +77,10 @@ def test_a_whole_game_by_clicking_against_the_heuristic_bot(browser, server, tmp
 
     played = play_to_end(page, GAME_BUDGET_S, on_turn)
     assert played > 0
+    # the human clicked things on the table (not only the moves list), and every move that names
+    # a thing could have been played by clicking it: its thing was drawn
+    assert page.clicks["target"] >= min(5, played // 3), page.clicks
+    assert page.untargeted == [], sorted(set(page.untargeted))
     assert page.status in ("finished", "truncated")
     assert page.page.locator("#result").is_visible()
     assert page.page.locator("#events li").count() > played  # the bot's moves are narrated too
@@ -192,6 +196,14 @@ def test_hot_seat_hides_the_table_between_humans(browser, server):
     assert page.status == "finished"
     assert covers >= 4
     assert page.errors == []
+    # the one screen asked for one seat's view at a time, and each view held that seat's secret only
+    seen_seats = set()
+    for reply in (x["data"] for x in page.payloads() if "/view?" in x["url"] and "view" in x["data"]):
+        seen_seats.add(reply["seat"])
+        if not reply["view"]["terminal"]:
+            secrets_shown = [c is not None for c in reply["view"]["secret_colours"]]
+            assert secrets_shown == [q == reply["seat"] for q in range(2)], reply["view"]["secret_colours"]
+    assert seen_seats == {0, 1}
 
 
 @pytest.mark.slow  # the study's logic is tested without a browser in test_study.py
@@ -228,12 +240,17 @@ def test_a_participant_plays_a_study_series_and_the_results_page_shows_it(browse
         srv.stop()
 
 
-def test_the_lobby_seats_the_search_bot_with_its_settings_and_shows_errors(browser, server):
+def _lobby(browser, server, env_id: str):
+    """A fresh page on the lobby with ``env_id`` chosen."""
     page = TablePage(browser.new_context())
-    p = page.page
-    p.goto(server.url + "/")
-    p.wait_for_function("document.body.dataset.ready === '1'")
-    p.select_option("#game", "kabaleo_v0")
+    page.page.goto(server.url + "/")
+    page.page.wait_for_function("document.body.dataset.ready === '1'")
+    page.page.select_option("#game", env_id)
+    return page, page.page
+
+
+def test_the_lobby_seats_the_search_bot_with_its_settings_and_shows_errors(browser, server):
+    page, p = _lobby(browser, server, "kabaleo_v0")
     p.select_option("#seat-1", "search")
     p.fill("#seat-1-search", "sims=nope")
     p.click("#start")
@@ -245,3 +262,57 @@ def test_the_lobby_seats_the_search_bot_with_its_settings_and_shows_errors(brows
     page.goto(server.url + p.locator("a.seat-link").first.get_attribute("href"))
     assert page.page.locator("#seats").inner_text().count("search") == 1
     assert page.errors == [e for e in page.errors if "400" in e]  # only the refused start
+
+
+@pytest.mark.parametrize("env_id", ["alakazum_v0", "kabaal_v0"])
+def test_a_thing_whose_name_holds_a_plus_is_played_by_one_click(browser, server, env_id):
+    """A key is never split: Alakazum!'s "Die potion +1" and Kabaal's "5+" are one thing each, and
+    clicking one plays its move (a key split at "+" matched nothing and left only the list)."""
+    import random
+
+    status, made = api(server.url, "/api/games", {"env_id": env_id, "seats": ["human", "random"], "seed": 3})
+    assert status == 200, made
+    token = token_of(made["links"]["0"])
+    rnd = random.Random(0)
+    wanted = None
+    for _ in range(3000):
+        status, reply = api(server.url, f"/api/games/{made['id']}/view?seat=0", token=token)
+        assert reply["game"]["status"] == "playing", "no move of a thing named with '+' came up"
+        if not reply["legal"]:
+            continue
+        targets = reply["view"]["targets"] or {}
+        keys = [targets.get(str(m["id"])) for m in reply["legal"]]
+        unique = [m for m, k in zip(reply["legal"], keys)
+                  if isinstance(k, str) and "+" in k and keys.count(k) == 1]
+        if unique:
+            wanted = unique[0]
+            break
+        move = rnd.choice(reply["legal"])
+        api(server.url, f"/api/games/{made['id']}/move", {"seat": 0, "action": move["id"], "move": reply["move"]},
+            token=token)
+    assert wanted is not None
+    page = TablePage(browser.new_context())
+    page.goto(server.url + made["links"]["0"])
+    page.wait_turn_or_end()
+    before = page.move
+    key = targets[str(wanted["id"])]
+    page.page.locator(f'#table .target[data-key="{key}"]').first.click()
+    page.page.wait_for_function(f"Number(document.body.dataset.move) > {before}")
+    lines = page.page.locator("#events li").all_inner_texts()
+    assert f"player 0: {wanted['name']}" in lines, (wanted, lines[-5:])
+    assert page.errors == []
+
+
+def test_the_lobby_sets_a_variant_with_a_checkbox_and_a_value_in_a_field(browser, server):
+    page, p = _lobby(browser, server, "barakka_v0")
+    assert p.locator("#opt-el_karim").get_attribute("type") == "checkbox"
+    p.check("#opt-el_karim")
+    p.fill("#opt-memory", "table")
+    p.click("#start")
+    p.wait_for_selector("#result:not([hidden])")
+    link = p.locator("a.seat-link").first.get_attribute("href")
+    status, reply = api(server.url, f"/api/games/{link.split('/g/')[1].split('#')[0]}/view?seat=0",
+                        token=token_of(link))
+    assert status == 200, reply
+    assert reply["game"]["config"]["el_karim"] is True and reply["game"]["config"]["memory"] == "table"
+    assert page.errors == []

@@ -321,28 +321,61 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
     return buf
 
 
+def _char_text(ch: dict) -> str:
+    """A character with its stats at its level, from the table view's record."""
+    extra = "".join(f", {x}" for x in (ch["trait"], "broom" if ch["broom"] else None) if x)
+    return (f"{ch['name']} ({ch['culture']}, level {ch['level']}: combat {ch['combat']}, "
+            f"resistance {ch['resistance']}, culture {ch['culture_points']}{extra})")
+
+
+def _points_text(points: dict) -> str:
+    return ", ".join(f"{k} {v}" for k, v in points.items())
+
+
 def render(state: "AlakazumState", player: int | None = None) -> str:
+    """The table as text for ``player`` (None: everything). Every character shows its combat
+    points, resistance and culture points at its level; each player their culture points per
+    culture against the Alakazum threshold (the own seat also with the hand's culture objects and
+    amulets, which the others cannot see)."""
+    from kabenvs.core.game import winners_line
+    from kabenvs.games.alakazum import table as tv
+
     cs = state.game.cs
     cards = cs.cards
     n = state.num_players
     lines = []
     head = "game over" if state.current_player is None else state.decision()
-    lines.append(f"Alakazum!, {n} players, turn {state.turn} (player {state.turn_player}) - {head}")
+    lines.append(f"Alakazum!, {n} players, turn {state.turn + 1} (player {state.turn_player}'s turn) - {head}")
+    lines.append(f"  an Alakazum needs {tv.ALAKAZUM_THRESHOLD} culture points of one culture")
 
-    def char(c):
-        return f"{cards[c].name}[{LEVELS[state.level[c]]}{'+broom' if state.broom[c] >= 0 else ''}]"
+    def chars(title: str, cs_list, indent: str) -> None:
+        """One character a line under its title (a team of many reads down, not across)."""
+        if not cs_list:
+            lines.append(f"{indent}{title}: -")
+            return
+        lines.append(f"{indent}{title}:")
+        lines.extend(f"{indent}  {_char_text(tv._character(state, c))}" for c in cs_list)
 
     for q in range(n):
-        team = ", ".join(char(c) for c in state.teams[q]) or "-"
+        me = " (you)" if player == q else ""
+        team_points = {CULTURES[k]: state._culture_points(q, k, False) for k in range(len(CULTURES))}
+        line = f"  player {q}{me}: magic energy {state._energy(q)}; culture points {_points_text(team_points)}"
+        if player is None or player == q:
+            with_hand = {CULTURES[k]: state._culture_points(q, k) for k in range(len(CULTURES))}
+            if with_hand != team_points:
+                line += f" (with the hand: {_points_text(with_hand)})"
+        lines.append(line)
+        chars("team", state.teams[q], "    ")
         if player is None or player == q:
             hand = ", ".join(sorted(cards[c].name for c in state.hands[q])) or "-"
         else:
             known = [cards[c].name for c in state.known[player][q]]
-            hand = f"{len(state.hands[q])} cards" + (f" (known: {', '.join(sorted(known))})" if known else "")
+            size = len(state.hands[q])
+            hand = f"{size} card{'s' if size != 1 else ''}" + (f" (known: {', '.join(sorted(known))})" if known else "")
             for cards_m, r, n0 in state.groups[player][q]:
                 names = ", ".join(sorted(cards[c].name for c in cards_m))
                 hand += f" (at least {r} of: {names}; gave cards away from {n0})"
-        lines.append(f"  player {q}: team {team}; hand {hand}")
+        lines.append(f"    hand: {hand}")
     market = ", ".join(cards[c].name for c in reversed(state.market)) or "-"
     lines.append(f"  market (top first): {market}")
     lines.append(f"  forest deck: {len(state.forest)} cards; graveyard: "
@@ -358,7 +391,7 @@ def render(state: "AlakazumState", player: int | None = None) -> str:
         lines.append(f"  the top {w} forest cards hold: {sure_names}"
                      + (f"; at least {r} of: {some_names}" if some else ""))
     if state.display:
-        lines.append("  display: " + ", ".join(cards[c].name for c in state.display))
+        chars("display", state.display, "  ")
     fin = []
     for i, f in enumerate(state.finals):
         if state.revealed[i] or player is None or state.seen[player][i]:
@@ -366,14 +399,23 @@ def render(state: "AlakazumState", player: int | None = None) -> str:
         else:
             fin.append("face down")
     lines.append("  final enemies: " + "; ".join(fin))
-    cb = state.combat
+    cb = tv._combat(state)
     if cb is not None:
-        who = f"player {cb['a']}" + (f" vs player {cb['d']}" if cb["d"] >= 0 else " vs the forest")
-        names = {k: cards[cb[k]].name for k in ("fighter", "helper", "target", "dh") if cb[k] >= 0}
-        table = [f"{cards[c].name} ({('attacker', 'defender')[side]}{', on the die' if mode else ''})"
-                 for c, side, mode in cb["table"]]
-        lines.append(f"  combat: {who} {names} base {cb['ab']}-{cb['db']} table (first played first): "
-                     f"{'; '.join(table) or '-'} roll {cb['roll']}")
+        rival = "the forest" if cb["defender"] is None else f"player {cb['defender']}"
+        lines.append(f"  combat ({cb['kind']}): player {cb['attacker']} against {rival}")
+        for label, ch in (("fighter", cb["fighter"]), ("helper", cb["helper"]), ("against", cb["target"]),
+                          ("defender's helper", cb["defender_helper"])):
+            if ch is not None:
+                lines.append(f"    {label}: {_char_text(ch)}")
+        lines.append(f"    combat points: player {cb['attacker']} {cb['attacker_total']} (base "
+                     f"{cb['attacker_base']}) against {rival} {cb['defender_total']} (base {cb['defender_base']})")
+        pots = "; ".join(f"{x['card']} by player {x['by']} " + ("on the die" if x["on"] == "die" else "on combat")
+                         for x in cb["potions"]) or "-"
+        lines.append(f"    potions on the table (first played first): {pots}")
+        if cb["winner"] is not None:
+            won = "the forest" if cb["winner"] == "forest" else f"player {cb['winner']}"
+            lines.append(f"    won by {won}" + (f"; hypnosis roll {cb['roll']} (die total {cb['die_total']}) "
+                                                f"against resistance {cb['resistance']}" if cb["roll"] is not None else ""))
     if state.santa:
         lines.append("  Santa Claus' die this turn: "
                      + ", ".join(f"player {q} rolled {roll}" for q, roll in state.santa))
@@ -381,7 +423,7 @@ def render(state: "AlakazumState", player: int | None = None) -> str:
         legal = [state.action_name(a) for a in state.legal_actions()]
         lines.append("  choices: " + "; ".join(legal))
     if state.current_player is None:
-        lines.append(f"  winners: {state.winners()}" + (" (truncated)" if state.truncated else ""))
+        lines.append(f"  {winners_line(state)}")
     return "\n".join(lines)
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kabenvs.games.alakazum.cards import CULTURES, DIE, LEVELS, MULTI, SPELLS
+from kabenvs.games.alakazum.cards import CULTURES, DIE, LEVELS, MULTI, SPELL_COST, SPELLS
 
 if TYPE_CHECKING:
     from kabenvs.games.alakazum.rules import AlakazumState
@@ -210,6 +210,10 @@ def _targets(s: "AlakazumState", seat: int) -> dict[str, str]:
             key = f"player:{(p + move[0]) % s.num_players}"
         elif kind == "forest":
             key = f"forest_magic:{cs.class_name(move[0])}"
+        elif kind == "magic":
+            key = f"spell:{SPELLS[move[0]]}"  # the spell on the magic scroll
+        elif kind == "alakazum":
+            key = f"culture:{p}:{CULTURES[move[0]]}"  # the culture's points on the seat's own row
         else:
             continue
         out[str(a)] = key
@@ -226,6 +230,7 @@ def table_view(s: "AlakazumState", seat: int | None) -> dict[str, Any]:
         "actions_left": s.actions_left,
         "in_deja_vu": s.in_dejavu,
         "alakazum_threshold": ALAKAZUM_THRESHOLD,
+        "spells": [{"name": name, "cost": cost, "key": f"spell:{name}"} for name, cost in zip(SPELLS, SPELL_COST)],
         "players": [_player(s, q, seat) for q in range(s.num_players)],
         "market": _names(s, s.market[::-1]),
         "forest": _forest(s, seat),

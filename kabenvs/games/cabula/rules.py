@@ -78,7 +78,7 @@ import numpy as np
 
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
-from kabenvs.core.game import Game, State, as_generator
+from kabenvs.core.game import Game, State, as_generator, winners_line
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.cabula import cards as C
 from kabenvs.games.cabula import knowledge as KN
@@ -821,7 +821,7 @@ class CabulaState(State):
     def render(self, player: int | None = None) -> str:
         n = self.num_players
         if self.current_player is None:
-            status = "game over" + (" (truncated)" if self.truncated else f", winner player {self.winner}")
+            status = "game over"
         else:
             status = self.decision()
         lines = [f"Cábula, {n} players, turn {self.turn_count} (player {self.turn}) - {status}"]
@@ -842,6 +842,8 @@ class CabulaState(State):
             )
         lines.append(f"  deck {len(self.deck)} cards; discard: "
                      + (", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(self.discard) if k) or "empty"))
+        if self.current_player is None:
+            lines.append(f"  {winners_line(self)}")
         return "\n".join(lines)
 
     def check_fields(self) -> list[str]:

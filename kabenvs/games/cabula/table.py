@@ -108,6 +108,7 @@ def table_view(s: "CabulaState", seat: int | None) -> dict[str, Any]:
         "turn_player": s.turn,
         "max_turns": s.game.config.max_turns,
         "stars_to_win": 5,
+        "card_names": {KEYS[c]: SINGULAR[c] for c in range(len(KEYS))},  # type key -> readable name
         "players": [_player(s, q, seat) for q in range(s.num_players)],
         "discard": _cards(s.discard),
         "discard_size": sum(s.discard),

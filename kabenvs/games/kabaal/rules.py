@@ -1101,21 +1101,24 @@ class KabaalState(State):
         lines.append(render_board(self.board, self.face_down, g.geometry, n))
         for p in range(n):
             if player is None or player == p:
-                hand = " ".join(CARD_NAMES[k] for k in self.hands[p])
-                chosen = " ".join(CARD_NAMES[k] for k in self.passing[p])
+                hand = ", ".join(CARD_NAMES[k] for k in self.hands[p])
+                chosen = ", ".join(CARD_NAMES[k] for k in self.passing[p])
                 passing = f" | passing: {chosen}" if chosen else ""
             else:
-                hand = f"{len(self.hands[p]) + len(self.passing[p])} hidden cards"
+                hidden = len(self.hands[p]) + len(self.passing[p])
+                hand = f"{hidden} hidden card{'s' if hidden != 1 else ''}"
                 passing = ""
-            face = " ".join(CARD_NAMES[k] for k in self.faceup[p])
+            face = ", ".join(CARD_NAMES[k] for k in self.faceup[p])
             amulet = " (amulet)" if p == self.amulet else ""
+            me = " (you)" if player == p else ""
             lines.append(
-                f"  p{p} {CULT_COLOURS[p]}{amulet}: supply {self.supply[p]}, altar {self.altar[p]}, "
-                f"tricks {self.tricks_won[p]} | face up: {face or '-'} | hand: {hand or '-'}{passing}"
+                f"  player {p}{me}, {CULT_COLOURS[p]} cult{amulet}: supply {self.supply[p]}, "
+                f"altar {self.altar[p]}/{RITUALS_TO_WIN}, tricks {self.tricks_won[p]} | "
+                f"face up: {face or '-'} | hand: {hand or '-'}{passing}"
             )
         if self.trick_cards:
             plays = zip(self.trick_seats, self.trick_cards)
-            lines.append("  trick: " + ", ".join(f"p{seat} {CARD_NAMES[k]}" for seat, k in plays))
+            lines.append("  trick: " + ", ".join(f"player {seat} {CARD_NAMES[k]}" for seat, k in plays))
         if self.current_player is None:
             lines.append(f"  {winners_line(self)}")
         return "\n".join(lines)
@@ -1189,20 +1192,25 @@ def ritual_lines(board: list[int], geometry: BoardGeometry, n: int) -> list[list
 
 
 def render_board(board: list[int], face_down: list[int], geometry: BoardGeometry, n: int) -> str:
-    """The area-card grid as text: each cell shows its card and the cults standing on it."""
-    width = 30
-    rows = []
+    """The area-card grid as text: each cell shows its card and the cults standing on it. Every
+    column is as wide as its widest cell, so a 4-column grid fits an 80-100 column terminal."""
+    texts = []
     for row in geometry.grid:
         cells = []
         for a in row:
             if a is None:
-                cells.append(" " * width)
+                cells.append(None)
             elif face_down[a]:
-                cells.append(f"[{'(face down)':^{width - 2}}]")
+                cells.append("(face down)")
             else:
                 cults = ",".join(CULT_COLOURS[q] for q in range(n) if board[a] >> q & 1)
-                text = f"{AREA_CARDS[a]}: {cults}" if cults else AREA_CARDS[a]
-                cells.append(f"[{text:<{width - 2}}]")
-        rows.append("  " + " ".join(cells))
+                cells.append(f"{AREA_CARDS[a]}: {cults}" if cults else AREA_CARDS[a])
+        texts.append(cells)
+    cols = max(len(r) for r in texts)
+    widths = [max([len(r[c]) for r in texts if c < len(r) and r[c] is not None] + [8]) for c in range(cols)]
+    rows = []
+    for cells in texts:
+        out = [" " * (widths[c] + 2) if t is None else f"[{t:<{widths[c]}}]" for c, t in enumerate(cells)]
+        rows.append(("  " + " ".join(out)).rstrip())
     return "\n".join(rows)
 

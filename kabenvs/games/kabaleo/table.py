@@ -27,6 +27,6 @@ def table_view(state, seat: int | None) -> dict:
             if a == g.pass_id:
                 continue
             c, s = divmod(a, g.num_spots)
-            targets[str(a)] = f"stock:{COLOURS[c]}+spot:{s}"
+            targets[str(a)] = [f"stock:{COLOURS[c]}", f"spot:{s}"]  # two clicks: colour, spot
         view["targets"] = targets
     return view

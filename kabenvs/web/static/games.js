@@ -169,8 +169,17 @@
     box.appendChild(trick);
     view.players.forEach((pl, p) => {
       const pn = panel(playerTitle(view, p) + " · " + pl.cult + " cult" + (pl.amulet ? " · amulet" : ""));
-      pn.appendChild(el("div", "note", "altar " + pl.altar + " / " + view.rituals_to_win + " · cultists in supply " +
+      const altar = el("div", "row altar");
+      altar.appendChild(el("span", "note", "altar"));
+      for (let i = 0; i < view.rituals_to_win; i++) {
+        const slot = el("span", "altar-slot" + (i < pl.altar ? " done" : ""));
+        if (i < pl.altar) slot.style.background = colourOf(pl.cult) || "#ccc";
+        slot.title = i < pl.altar ? "ritual " + (i + 1) : "empty";
+        altar.appendChild(slot);
+      }
+      altar.appendChild(el("span", "note", pl.altar + " / " + view.rituals_to_win + " rituals · cultists in supply " +
         pl.supply + " · tricks won " + pl.tricks_won + " · cards " + pl.hand_size));
+      pn.appendChild(altar);
       const cards = el("div", "row");
       pl.face_up.forEach((c) => cards.appendChild(card(c, p === view.seat ? "card:face_up:" + c : null, "face-up", "face up")));
       if (pl.hand) pl.hand.forEach((c) => cards.appendChild(card(c, p === view.seat ? "card:hand:" + c : null)));
@@ -179,31 +188,56 @@
       pn.appendChild(cards);
       box.appendChild(pn);
     });
-    return withRest(view, box, ["grid", "areas", "players", "round", "trick_number", "phase", "trick", "rituals_to_win"]);
+    return withRest(view, box, ["grid", "areas", "players", "round", "trick_number", "phase", "trick", "rituals_to_win"]
+      .concat(view.pushing ? [] : ["pushing"]));
   };
 
   // -- Cábula: hands, displayed stars, the discard pile, wand windows ------------------------
+  const CABULA_DECIDES = { main: "plays a card or a set, or passes", target: "chooses the victim",
+    curse: "answers a curse", star: "chooses a star", necro: "discards to Necromancy", take: "takes a card" };
+
   D.games.cabula_v0 = function (view) {
     const box = el("div", "cabula");
+    const names = view.card_names || {};
+    const nameOf = (key) => names[key] || String(key).replace(/_/g, " ");
+    const listText = (cards) => cards.map((c) => c.count + " " + c.name).join(", ");
     const centre = el("div", "row");
     const deck = panel("Deck");
     deck.appendChild(card("deck", null, "back", view.deck_size + " cards"));
+    const dk = view.deck_known;
+    if (dk && dk.at_least.length) deck.appendChild(el("div", "note", "holds at least: " + listText(dk.at_least)));
+    if (dk && dk.at_most) deck.appendChild(el("div", "note", "holds at most: " + (listText(dk.at_most) || "nothing")));
+    if (view.pending_draws) deck.appendChild(el("div", "note", view.pending_draws + " card(s) still to draw"));
     centre.appendChild(deck);
     const discard = panel("Discard pile (" + view.discard_size + ")");
     const drow = el("div", "row");
     view.discard.forEach((c) => drow.appendChild(card(c.name, null, "", "× " + c.count)));
+    if (!view.discard.length) drow.appendChild(el("span", "nil", "empty"));
     discard.appendChild(drow);
     centre.appendChild(discard);
     if (view.pending) {
       const pend = view.pending;
       const pn = panel(pend.kind === "curse" ? "Wand window" : "Now", null, "pending");
-      const bits = ["player " + pend.player + " decides (" + pend.kind + ")"];
-      if (pend.curse) bits.push("curse: " + pend.curse + " (" + pend.stage + ")" +
-        (pend.sent_by !== null && pend.sent_by !== undefined ? ", sent by player " + pend.sent_by : ""));
+      const bits = ["player " + pend.player + " " + (CABULA_DECIDES[pend.kind] || "decides")];
+      if (pend.curse) bits.push("curse: " + nameOf(pend.curse) + " (" + pend.stage + ")" +
+        (pend.sent_by !== null && pend.sent_by !== undefined ? ", sent by player " + pend.sent_by : ", drawn"));
       if (pend.why) bits.push(pend.why);
-      if (pend.card) bits.push("playing " + pend.count + " × " + pend.card);
+      if (pend.card) bits.push("playing " + pend.count + " × " + nameOf(pend.card));
+      if (pend.discard_to) bits.push("down to " + pend.discard_to + " cards");
       pn.appendChild(el("div", "", bits.join(" · ")));
       centre.appendChild(pn);
+    }
+    const last = [];
+    if (view.last_play) last.push(view.last_play.pass ? "player " + view.last_play.player + " passed" :
+      "player " + view.last_play.player + " played " + view.last_play.count + " × " + nameOf(view.last_play.card));
+    if (view.last_attack) last.push("player " + view.last_attack.attacker + " attacked player " + view.last_attack.victim +
+      " with " + view.last_attack.count + " × " + nameOf(view.last_attack.card));
+    if (view.necromancy && view.necromancy.length) last.push("Necromancy in progress for " +
+      view.necromancy.map((q) => "player " + q).join(", "));
+    if (last.length) {
+      const ln = panel("Last plays", null, "last");
+      last.forEach((t) => ln.appendChild(el("div", "", t)));
+      centre.appendChild(ln);
     }
     box.appendChild(centre);
     view.players.forEach((pl) => {
@@ -225,7 +259,10 @@
       pn.appendChild(hand);
       box.appendChild(pn);
     });
-    return withRest(view, box, ["players", "discard", "discard_size", "deck_size", "pending", "stars_to_win"]);
+    box.appendChild(el("div", "note", "turn " + view.turn + " of at most " + view.max_turns));
+    return withRest(view, box, ["players", "discard", "discard_size", "deck_size", "pending", "stars_to_win",
+      "card_names", "deck_known", "pending_draws", "last_play", "last_attack", "necromancy", "turn", "max_turns",
+      "truncated", "winner", "turn_player"]);
   };
 
   // -- Alakazum!: characters with stats, market, forest, combat table, spells -----------------
@@ -264,6 +301,13 @@
       finals.appendChild(frow);
       centre.appendChild(finals);
     }
+    if (view.spells) {
+      const scroll = panel("Magic scroll (cost in magic energy)");
+      const srow = el("div", "row");
+      view.spells.forEach((sp) => srow.appendChild(card(sp.name, sp.key, "spell", "cost " + sp.cost)));
+      scroll.appendChild(srow);
+      centre.appendChild(scroll);
+    }
     box.appendChild(centre);
     if (view.display.length) {
       const disp = panel("Characters on display");
@@ -300,8 +344,15 @@
     view.players.forEach((pl) => {
       const p = pl.seat;
       const pn = panel(playerTitle(view, p) + " · magic energy " + pl.magic_energy, "player:" + p);
-      const pts = Object.entries(pl.culture_points).map(([k, v]) => k + " " + v).join(", ");
-      pn.appendChild(el("div", "note", "culture points: " + pts + " (Alakazum at " + view.alakazum_threshold + ")"));
+      const pts = el("div", "row culture-points");
+      pts.appendChild(el("span", "note", "culture points:"));
+      for (const [k, v] of Object.entries(pl.culture_points)) {
+        const chip = el("span", "chip culture", k + " " + v);
+        chip.dataset.key = "culture:" + p + ":" + k;
+        pts.appendChild(chip);
+      }
+      pts.appendChild(el("span", "note", "(Alakazum at " + view.alakazum_threshold + ")"));
+      pn.appendChild(pts);
       const team = el("div", "row");
       pl.team.forEach((ch) => team.appendChild(character(ch)));
       if (!pl.team.length) team.appendChild(el("span", "nil", "no characters"));
@@ -316,6 +367,34 @@
       pn.appendChild(hand);
       box.appendChild(pn);
     });
-    return withRest(view, box, ["players", "market", "forest", "display", "finals", "combat", "announced", "alakazum_threshold"]);
+    const plays = (view.plays || []).map((a) => "player " + a.by + ": " + a.play +
+      (a.spell ? " " + a.spell : "") + (a.card ? " " + a.card : "") + (a.culture ? " with " + a.culture : "") +
+      (a.target ? " → " + a.target : "") + (a.points !== null && a.points !== undefined ? " (" + a.points + " points)" : "") +
+      (a.cancelled ? " · cancelled" + (a.cancelled_by !== null && a.cancelled_by !== undefined ? " by player " + a.cancelled_by : "") : ""));
+    if (plays.length) {
+      const pl = panel("Played this turn", null, "plays");
+      plays.forEach((t) => pl.appendChild(el("div", "", t)));
+      box.appendChild(pl);
+    }
+    if (view.hats_paid && view.hats_paid.length) box.appendChild(el("div", "note", "hats paid: " + view.hats_paid.join(", ")));
+    const side = el("div", "row");
+    const grave = panel("Graveyard");
+    const grow = el("div", "row");
+    (view.graveyard || []).forEach((ch) => grow.appendChild(character(ch)));
+    if (!(view.graveyard || []).length) grow.appendChild(el("span", "nil", "empty"));
+    grave.appendChild(grow);
+    side.appendChild(grave);
+    if (view.box && view.box.length) {
+      const bx = panel("Out of the game");
+      bx.appendChild(el("div", "note", view.box.join(", ")));
+      side.appendChild(bx);
+    }
+    box.appendChild(side);
+    box.appendChild(el("div", "note", "turn " + (view.turn + 1) + " · player " + view.turn_player + "'s turn · " +
+      String(view.stage).replace(/_/g, " ") + (view.actions_left ? " · " + view.actions_left + " action(s) left" : "") +
+      (view.in_deja_vu ? " · Deja Vu" : "")));
+    return withRest(view, box, ["players", "market", "forest", "display", "finals", "combat", "announced",
+      "alakazum_threshold", "spells", "plays", "hats_paid", "graveyard", "box", "pending", "turn", "turn_player", "stage",
+      "actions_left", "in_deja_vu", "truncated"]);
   };
 })();

@@ -58,7 +58,12 @@
     for (const opt of current().options) {
       const lab = el("label", {}, opt.name + " ");
       const input = el("input", { id: "opt-" + opt.name, "data-default": JSON.stringify(opt.default) });
-      input.value = typeof opt.default === "string" ? opt.default : JSON.stringify(opt.default);
+      if (typeof opt.default === "boolean") {  // a variant on or off: a checkbox
+        input.type = "checkbox";
+        input.checked = opt.default;
+      } else {
+        input.value = typeof opt.default === "string" ? opt.default : JSON.stringify(opt.default);
+      }
       lab.appendChild(input);
       box.appendChild(lab);
     }
@@ -67,9 +72,13 @@
   function readOptions() {
     const out = {};
     for (const opt of current().options) {
-      const raw = $("opt-" + opt.name).value;
+      const input = $("opt-" + opt.name);
       let value;
-      try { value = JSON.parse(raw); } catch (e) { value = raw; }
+      if (input.type === "checkbox") value = input.checked;
+      else {
+        const raw = input.value;
+        try { value = JSON.parse(raw); } catch (e) { value = raw; }
+      }
       if (JSON.stringify(value) !== JSON.stringify(opt.default)) out[opt.name] = value;
     }
     return out;

@@ -104,9 +104,10 @@
     if (!legal.length) ol.appendChild(el("li", "note", "No decision for you now."));
   }
 
-  // Clickable things: the view's "targets" map a legal move to the key of what it plays; a key
-  // "a+b" (a colour from the stock, then a spot) takes one click per part. A thing several moves
-  // play narrows the moves list to them.
+  // Clickable things: the view's "targets" map a legal move to the key of what it plays, or to a
+  // list of keys (a colour from the stock, then a spot: one click each). Keys are never split:
+  // names hold any character ("Die potion +1", Kabaal's "5+"). A thing several moves play
+  // narrows the moves list to them.
   let chosen = [], lastView = null;
 
   function markTargets(view) {
@@ -115,7 +116,8 @@
     const parts = {};
     for (const m of legal) {
       const key = targets[String(m.id)];
-      if (typeof key === "string" && key) parts[m.id] = key.split("+");
+      if (typeof key === "string" && key) parts[m.id] = [key];
+      else if (Array.isArray(key) && key.length) parts[m.id] = key.map(String);
     }
     const fits = legal.filter((m) => parts[m.id] && chosen.every((k, i) => parts[m.id][i] === k));
     const byKey = {};

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import random
+import re
 from collections import Counter
 
 import numpy as np
@@ -132,7 +133,38 @@ def test_env_loop_and_text_render():
         steps += 1
     assert steps > 20
     text = env.unwrapped.state.render(0)
-    assert "player 0: team" in text and "market (top first)" in text
+    assert "player 0 (you): magic energy" in text and "market (top first)" in text
+
+
+def test_the_terminal_table_shows_every_characters_stats_and_the_threshold():
+    """Terminal play reads cleanly: every character on the table (teams, display, a combat) with
+    its combat points, resistance and culture points; each player's culture points against the
+    Alakazum threshold; no printed Python dict or list anywhere."""
+    raw = re.compile(r"\{'|\[\d|\['")
+    game = AlakazumGame(num_players=3)
+    combats = 0
+    for seed in range(4):
+        s = game.new_state(seed)
+        rnd = random.Random(seed)
+        while True:
+            for seat in (None, *range(3)):
+                text = s.render(seat)
+                assert not raw.search(text), text
+                assert "an Alakazum needs 8 culture points of one culture" in text
+                for q in range(3):
+                    assert f"player {q}" in text and "culture points VAL" in text
+                for c in [c for team in s.teams for c in team] + list(s.display):
+                    name = game.cs.cards[c].name
+                    assert re.search(re.escape(name) + r" \([^)]*level [ABC]: combat (\d+|die), resistance \d+, "
+                                     r"culture \d+", text), (name, text)
+            if s.combat is not None and s.combat["fighter"] >= 0:
+                combats += 1
+                assert "    fighter: " in s.render(None) and "combat points: player" in s.render(None)
+            if s.current_player is None:
+                break
+            s.apply(rnd.choice(s.legal_actions()))
+        assert s.render(None).splitlines()[-1].strip().startswith(("winner", "no winner"))
+    assert combats > 0
 
 
 def test_hands_are_hidden_until_seen():

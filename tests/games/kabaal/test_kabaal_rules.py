@@ -4,6 +4,7 @@ game end, round limit, the deck by player count and the rules decisions of rules
 from __future__ import annotations
 
 import random
+import re
 
 import numpy as np
 import pytest
@@ -478,6 +479,24 @@ def test_readable_action_names_and_render():
     text = s.render()
     assert "red 5/6" in text and "blue 7/8" in text
     assert "hidden cards" in s.render(0)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_terminal_table_fits_100_columns_and_names_players_in_full(players):
+    """Terminal play reads cleanly: the grid's columns are as wide as their cells (a 4x4 grid with
+    cults on it stays one line a row), players are "player 2" with their cult, cards are listed
+    with commas, and the altar counts towards the rituals that win."""
+    g = KabaalGame(num_players=players)
+    rnd = random.Random(players)
+    s = g.new_state(players)
+    while s.current_player is not None:
+        for seat in (None, *range(players)):
+            text = s.render(seat)
+            assert max(len(line) for line in text.splitlines()[1:5]) <= 100, text
+            assert " p0 " not in text and "player 0" in text
+            assert len(re.findall(r"altar \d/3", text)) == players, text
+        s.apply(rnd.choice(s.legal_actions()))
+    assert "1 hidden cards" not in s.render(0)
 
 
 # -- whole games ---------------------------------------------------------------------------------------------

@@ -57,6 +57,6 @@ def test_the_table_shows_a_seat_only_its_own_colour_until_the_end():
     assert s.table_view(None)["secret_colours"] == ["green", "orange"]
     assert mine["spots"][0] == {"base": "green", "pieces": ["orange"], "top": "orange", "last_move": False}
     assert mine["stock"][0]["orange"] == 1
-    assert mine["targets"][str(game.catalog.id("place", O, 0))] == "stock:orange+spot:0"
+    assert mine["targets"][str(game.catalog.id("place", O, 0))] == ["stock:orange", "spot:0"]
     assert "targets" not in theirs
     json.dumps(mine)
