@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 import kabenvs
+from kabenvs.commands import OneLineParser
 from kabenvs.core.errors import ConfigError
 from kabenvs.core.registry import game_class
 
@@ -231,7 +232,7 @@ def print_table(rows: list[dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per row (default 3)")
     parser.add_argument("--env", nargs="*", default=None, help="env ids (default: all registered)")
     parser.add_argument("--all-configs", action="store_true", help="every test config of each game")

@@ -19,12 +19,12 @@ Bad input ends with one line naming the problem and exit code 2.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from contextlib import contextmanager
 
+from kabenvs.commands import OneLineParser
 from kabenvs.extras import training_module
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -34,10 +34,7 @@ class UsageError(Exception):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line naming the problem instead of usage + message
-        print(f"error: {message} (see --help)", file=sys.stderr)
-        sys.exit(2)
+_Parser = OneLineParser  # one line naming the problem instead of usage + message
 
 
 def parse_args(argv):
@@ -80,6 +77,8 @@ def _parse_options(items: list[str]) -> dict:
                              "write KEY=VALUE with a number, true/false, a name or a [list]") from None
         except RecursionError:
             raise UsageError(f"--option {_short(item)}: the value is nested too deeply") from None
+        except ValueError:  # an integer past Python's 4300-digit limit
+            raise UsageError(f"--option {_short(item)}: the value is a number with more than 4300 digits") from None
         out[key.strip()] = value
     return out
 
@@ -175,6 +174,10 @@ def run(args) -> int:
         kind, file = model_kind(m)
         if kind == "sb3" and not args.trust_pickle:  # refuse before reading anything else
             raise pickle_refusal(file)
+    if args.log:
+        from kabenvs.records import check_log_target
+
+        check_log_target(args.log)  # before any game is played
     training_module("build").set_threads(1)
     game = build_game(args, models)
     comps = build_competitors(args, game)
@@ -204,6 +207,9 @@ def main(argv=None) -> int:
         return run(args)
     except (UsageError, KabenvsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the game log cannot be written after all (disk full, removed folder)
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
 
 
