@@ -283,12 +283,12 @@ def play_main(args, console: Console) -> int:
 
 
 def _check_writable(path: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        example = os.path.join(path, "games.jsonl")
-        raise UsageError(f"--log {path!r} is a folder; give a file such as {example}")
-    if os.path.exists(folder) and not os.access(folder, os.W_OK):
-        raise UsageError(f"--log {path!r}: cannot write in {folder}")
+    from kabenvs.records import RecordError, check_log_target
+
+    try:
+        check_log_target(path)
+    except RecordError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _log(path: str | None, state, seats: list[Seat], deal_seed: int, meta: dict, console: Console) -> bool:
