@@ -122,7 +122,8 @@ def build_competitors(args, game):
         seen[seat] = seen.get(seat, 0) + 1
         suffix = f"#{seen[seat]}" if counts[seat] > 1 else ""
         if seat in BASELINES or is_search_spec(seat):
-            comps.append(baseline(seat, game.env_id, name=f"{seat}{suffix}"))
+            comps.append(baseline(seat, game.env_id, name=f"{seat}{suffix}", game=game,
+                                  trust_pickle=args.trust_pickle))
         else:
             agent = load_agent(seat, game, seed=args.seed + 1000 * i, deterministic=not args.stochastic,
                                trust_pickle=args.trust_pickle)

@@ -442,3 +442,29 @@ def test_the_web_server_never_unpickles_an_archive_in_its_models_folder(saved, t
             r = c.post("/api/games", json={"env_id": "kabaleo_v0", "seats": [seat, "random"]})
             assert r.status_code == 400, (seat, r.text)
     assert not marker.exists(), "the web server unpickled an archive"
+
+
+def test_a_search_bot_with_a_payload_model_honours_the_same_opt_in(saved, tmp_path, capsys):
+    from kabenvs.cli import main as kabenvs_main
+
+    evil, marker = evil_archive(saved, tmp_path)
+    spec = f"search:sims=2,model={evil}"
+    for argv in (["evaluate", spec, "random", "--game", "kabaleo_v0", "--deals", "1"],
+                 ["play", "kabaleo_v0", "--seat", spec, "random", "--seed", "1"]):
+        assert kabenvs_main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert one_line(err) and "--trust-pickle" in err, err
+    assert not marker.exists()
+    assert kabenvs_main(["evaluate", f"{spec},leaf=value", "random", "--game", "kabaleo_v0", "--deals", "1",
+                         "--trust-pickle"]) == 0
+    assert marker.exists()  # the archive's critic serves leaf=value: only reachable with the opt-in
+    capsys.readouterr()
+
+
+def test_a_search_bots_model_is_checked_against_the_game_evaluated(saved, capsys):
+    from kabenvs.cli import main as kabenvs_main
+
+    rc = kabenvs_main(["evaluate", f"search:sims=2,model={saved}", "random", "random", "--game", "kabaleo_v0",
+                       "--players", "3", "--deals", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and one_line(err) and "num_players" in err, err
