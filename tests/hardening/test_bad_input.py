@@ -243,3 +243,27 @@ def test_env_step_refuses_any_non_action_in_a_short_message(action):
         env.step(action)
     assert len(str(err.value)) < 2000 and "\n" not in str(err.value)
     assert env.unwrapped.state.to_json() == before
+
+
+@pytest.mark.parametrize("env_id", ["alakazum_v0", "barakka_v0", "cabula_v0", "kabaal_v0", "kabaleo_v0"])
+def test_a_save_with_a_huge_value_in_any_field_is_one_short_config_error(env_id):
+    """Through the API a save may be a dict, so it can hold what JSON text cannot: an int whose
+    repr raises ValueError. Every field, the config and the generator state are tried."""
+    from kabenvs.core.errors import ConfigError
+    from kabenvs.core.game import State
+
+    state = make_game(env_id).new_state(np.random.default_rng(0))
+    for _ in range(10):
+        state.apply(int(state.legal_actions()[0]))
+    doc = json.loads(state.to_json())
+    doc["state"]["start"] = None
+    for where in [("state", f) for f in doc["state"]] + [("config", "num_players"), ("rng",), ("env_id",)]:
+        for value in (BIG, MEGA, {MEGA: BIG}):
+            bad = copy.deepcopy(doc)
+            node = bad
+            for key in where[:-1]:
+                node = node[key]
+            node[where[-1]] = value
+            with pytest.raises(ConfigError) as err:
+                State.from_json(bad)
+            assert len(str(err.value)) < 1500 and "\n" not in str(err.value), (where, str(err.value)[:200])
