@@ -242,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--training", action="store_true", help="add MaskablePPO training throughput rows")
     parser.add_argument("--training-seconds", type=float, default=60.0)
     args = parser.parse_args(argv)
+    for name in ("seconds", "training_seconds"):
+        value = getattr(args, name)
+        if not 0 < value <= 86_400:  # also refuses nan, which compares false with everything
+            parser.error(f"--{name.replace('_', '-')}={value} must be a number of seconds in (0, 86400]")
     env_ids = args.env or kabenvs.ENV_IDS
     try:
         for eid in env_ids:

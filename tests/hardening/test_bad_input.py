@@ -199,6 +199,7 @@ def test_train_into_an_output_folder_that_cannot_be_made(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv", [
     ["train"], ["train", "c.yaml", "--bogus"], ["benchmark", "--seconds", "abc"], ["serve", "--port", "abc"],
+    ["benchmark", "--seconds", "-1"], ["benchmark", "--seconds", "nan"], ["benchmark", "--env", "nope"],
     ["serve", "--pace", "-1"], ["evaluate", "random", "--deals", "many"], ["export", "--bogus"],
     ["play", "--bogus"], ["nosuch"],
 ])
