@@ -5,6 +5,7 @@
     kabenvs play kabaleo_v0 --players 3
     kabenvs benchmark --seconds 1
     kabenvs serve                     (the web front end, where this version has one)
+    kabenvs export old.zip models/mine --trust-pickle
 
 Each subcommand is the same program as ``scripts/<name>.py`` in a checkout (those scripts are thin
 wrappers around the same ``main`` functions), with the same options: ``kabenvs <command> --help``.
@@ -22,6 +23,7 @@ COMMANDS = {
     "play": ("kabenvs.play.cli", "play a game in the terminal, or replay a game log"),
     "benchmark": ("kabenvs.commands.benchmark", "measure every env's speed next to PettingZoo's"),
     "serve": ("kabenvs.commands.serve", "serve the web front end"),
+    "export": ("kabenvs.commands.export", "convert a trusted Stable-Baselines3 archive into a safe model"),
 }
 
 
@@ -66,6 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: 'kabenvs {name}' needs {exc.name}, which is not installed; "
               f"install the extra with: pip install 'kabenvs[{extra}]'", file=sys.stderr)
         return 2
+    except SystemExit as exc:  # argparse's --help and bad command lines: a status, as from main()
+        if exc.code is None or isinstance(exc.code, int):
+            return exc.code or 0
+        print(exc.code, file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

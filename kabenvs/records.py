@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from kabenvs.core.errors import ConfigError, IllegalActionError, KabenvsError
+from kabenvs.core.errors import ConfigError, IllegalActionError, KabenvsError, brief
 from kabenvs.core.game import Game, State
 from kabenvs.core.registry import game_class
 
@@ -197,6 +197,17 @@ def append_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
         os.close(fd)
 
 
+def check_log_target(path: str | os.PathLike, option: str = "--log") -> None:
+    """Refuse, before any game is played, a log path that cannot be appended to (a folder, a
+    folder without write permission): ``RecordError`` naming the option and the path."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise RecordError(f"{option} {path!r} is a folder; give a file such as {os.path.join(path, 'games.jsonl')}")
+    if os.path.exists(folder) and not os.access(folder, os.W_OK):
+        raise RecordError(f"{option} {path!r}: cannot write in {folder}")
+
+
 def _ends_without_newline(fd: int) -> bool:
     size = os.fstat(fd).st_size
     return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
@@ -225,6 +236,8 @@ def read_records(path: str | os.PathLike) -> list[dict[str, Any]]:
             raise RecordError(f"{where}: not a JSON game record ({exc.msg} at column {exc.colno})") from None
         except RecursionError:
             raise RecordError(f"{where}: the JSON is nested too deeply to be a game record") from None
+        except ValueError:  # json reads an integer past Python's 4300-digit limit and fails
+            raise RecordError(f"{where}: not a game record (it holds a number with more than 4300 digits)") from None
         check_record(record, where)
         records.append(record)
     return records
@@ -248,9 +261,7 @@ def check_record(record: Any, where: str = "record") -> None:
         raise RecordError(f"{where}: not a kabenvs game record (missing {', '.join(missing)})")
 
     def bad(field: str, value: Any, allowed: str) -> RecordError:
-        shown = repr(value)
-        shown = shown if len(shown) <= 60 else shown[:57] + "..."
-        return RecordError(f"{where}: {field}={shown} is not allowed; it must be {allowed}")
+        return RecordError(f"{where}: {field}={brief(value, 60)} is not allowed; it must be {allowed}")
 
     if "format" in record and record["format"] != FORMAT:
         raise bad("format", record["format"], repr(FORMAT))
@@ -320,7 +331,7 @@ def check_against_game(record: dict[str, Any], game: Game, where: str = "record"
                           f"{game.env_id} game; there must be one seat per player")
     for i, act in enumerate(record["actions"]):
         if act["action"] >= game.num_actions:
-            raise RecordError(f"{where}: actions[{i}].action={act['action']} is out of range; "
+            raise RecordError(f"{where}: actions[{i}].action={brief(act['action'], 60)} is out of range; "
                               f"{game.env_id} has action ids 0..{game.num_actions - 1}")
 
 
@@ -329,7 +340,7 @@ def game_of(record: dict[str, Any]) -> Game:
     try:
         cls = game_class(record["env_id"])
         if not all(isinstance(k, str) for k in record["config"]):
-            raise ConfigError(f"config keys must be option names, got {list(record['config'])!r}")
+            raise ConfigError(f"config keys must be option names, got {brief(list(record['config']))}")
         return cls(**record["config"])
     except (ConfigError, TypeError, ValueError) as exc:  # a wrong type deep in a config: TypeError
         raise RecordError(f"cannot rebuild the game of this record: {exc}") from None

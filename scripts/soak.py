@@ -18,7 +18,6 @@ anything failed (2 for bad arguments).
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing as mp
 import os
 import random
@@ -30,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from kabenvs.commands import OneLineParser  # noqa: E402
 from kabenvs.core.errors import ConfigError  # noqa: E402
 from kabenvs.core.registry import env_ids, game_class, make_game  # noqa: E402
 
@@ -137,7 +137,7 @@ def run_soak(configs, games: int, first_seed: int = 0, workers: int = 1, echo=pr
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = OneLineParser(description=__doc__.split("\n")[0])
     p.add_argument("--env", nargs="+", metavar="ENV_ID", help="games to soak (default: every registered game)")
     p.add_argument("--players", nargs="+", type=int, metavar="N",
                    help="player counts (default: each game's smallest and largest)")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kabenvs.core.errors import ConfigError
+from kabenvs.core.errors import ConfigError, brief
 
 
 class TrainingConfigError(ConfigError):
@@ -110,7 +110,7 @@ ENGINES = ("sb3", "rllib")  # the top-level key ``engine`` (a name, not a sectio
 
 def _suggest(word: str, options) -> str:
     close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    return f" (did you mean {brief(close[0])}?)" if close else ""
 
 
 def _is_int(v) -> bool:
@@ -128,7 +128,7 @@ def _check_range(where: str, value, key: Key) -> None:
     if bad_low or bad_high:
         lo = f"> {low}" if key.low_open else f">= {low}"
         bound = f"{lo} and <= {high}" if high is not None else lo
-        raise TrainingConfigError(f"{where}={value!r} is out of range; it must be {bound}")
+        raise TrainingConfigError(f"{where}={brief(value)} is out of range; it must be {bound}")
 
 
 def _check_value(where: str, value, key: Key):
@@ -138,45 +138,45 @@ def _check_value(where: str, value, key: Key):
         return None
     if kind == "int":
         if not _is_int(value):
-            raise TrainingConfigError(f"{where}={value!r} must be an integer")
+            raise TrainingConfigError(f"{where}={brief(value)} must be an integer")
         _check_range(where, value, key)
     elif kind == "float":
         if isinstance(value, str):  # YAML reads 3e-4 (no dot) as a string
             try:
                 value = float(value)
             except ValueError:
-                raise TrainingConfigError(f"{where}={value!r} must be a number") from None
+                raise TrainingConfigError(f"{where}={brief(value)} must be a number") from None
         if not _is_number(value):
-            raise TrainingConfigError(f"{where}={value!r} must be a number")
+            raise TrainingConfigError(f"{where}={brief(value)} must be a number")
         value = float(value)
         _check_range(where, value, key)
     elif kind == "bool":
         if not isinstance(value, bool):
-            raise TrainingConfigError(f"{where}={value!r} must be true or false")
+            raise TrainingConfigError(f"{where}={brief(value)} must be true or false")
     elif kind == "str":
         if not isinstance(value, str) or not value:
-            raise TrainingConfigError(f"{where}={value!r} must be a non-empty string")
+            raise TrainingConfigError(f"{where}={brief(value)} must be a non-empty string")
         if key.choices and value not in key.choices:
             raise TrainingConfigError(
-                f"{where}={value!r} is not allowed{_suggest(value, key.choices)}; choose one of {list(key.choices)}"
+                f"{where}={brief(value)} is not allowed{_suggest(value, key.choices)}; choose one of {list(key.choices)}"
             )
     elif kind == "int_list":
         if not isinstance(value, list) or not all(_is_int(v) for v in value):
-            raise TrainingConfigError(f"{where}={value!r} must be a list of integers, e.g. [64, 64]")
+            raise TrainingConfigError(f"{where}={brief(value)} must be a list of integers, e.g. [64, 64]")
         for v in value:
             _check_range(where, v, key)
     elif kind == "str_list":
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise TrainingConfigError(f"{where}={value!r} must be a list of names from {list(key.choices)}")
+            raise TrainingConfigError(f"{where}={brief(value)} must be a list of names from {list(key.choices)}")
         for v in value:
             if v not in key.choices:
                 raise TrainingConfigError(
-                    f"{where} contains {v!r}{_suggest(v, key.choices)}; allowed: {list(key.choices)}"
+                    f"{where} contains {brief(v)}{_suggest(v, key.choices)}; allowed: {list(key.choices)}"
                 )
     elif kind == "weights":
         if not isinstance(value, dict) or not value:
             raise TrainingConfigError(
-                f"{where}={value!r} must be a mapping of opponent kind to weight, e.g. {{self: 0.5, random: 0.5}}"
+                f"{where}={brief(value)} must be a mapping of opponent kind to weight, e.g. {{self: 0.5, random: 0.5}}"
             )
         for k, w in value.items():
             if k not in key.choices:
@@ -184,7 +184,7 @@ def _check_value(where: str, value, key: Key):
                     f"{where}.{k}: unknown opponent kind{_suggest(k, key.choices)}; allowed: {list(key.choices)}"
                 )
             if not _is_number(w) or w < 0:
-                raise TrainingConfigError(f"{where}.{k}={w!r} must be a number >= 0")
+                raise TrainingConfigError(f"{where}.{k}={brief(w)} must be a number >= 0")
         if sum(value.values()) <= 0:
             raise TrainingConfigError(f"{where}: the weights {value} must not all be 0")
         value = {k: float(w) for k, w in value.items()}
@@ -198,7 +198,7 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
     for section in raw:
         if section not in SECTIONS:
             raise TrainingConfigError(
-                f"{source}: unknown section {section!r}{_suggest(section, SECTIONS)}; allowed sections: {list(SECTIONS)}"
+                f"{source}: unknown section {brief(section)}{_suggest(section, SECTIONS)}; allowed sections: {list(SECTIONS)}"
             )
     out: dict[str, Any] = {}
     engine = raw.get("engine", "sb3")
@@ -207,7 +207,7 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
     for section, keys in SCHEMA.items():
         given = raw.get(section) or {}
         if not isinstance(given, dict):
-            raise TrainingConfigError(f"{source}: section {section!r} must be a mapping, got {given!r}")
+            raise TrainingConfigError(f"{source}: section {brief(section)} must be a mapping, got {brief(given)}")
         resolved = {}
         for k in given:
             if k not in keys:
@@ -260,7 +260,7 @@ def _validate_game(game: Any, source: str) -> dict[str, Any]:
     known = env_ids()
     if env_id not in known:
         raise TrainingConfigError(
-            f"{source}: game.env_id={env_id!r} is not a registered env id{_suggest(env_id, known)}; known: {known}"
+            f"{source}: game.env_id={brief(env_id)} is not a registered env id{_suggest(env_id, known)}; known: {known}"
         )
     options = {k: v for k, v in game.items() if k != "env_id"}
     cls = game_class(env_id)
@@ -302,24 +302,26 @@ def apply_overrides(raw: Any, overrides: list[str], source: str) -> Any:
             continue
         parts = name.strip().split(".")
         if not sep or len(parts) != 2 or not all(parts):
-            raise TrainingConfigError(f"--set {item!r}: write SECTION.KEY=VALUE, e.g. game.num_players=4")
+            raise TrainingConfigError(f"--set {brief(item)}: write SECTION.KEY=VALUE, e.g. game.num_players=4")
         section, key = parts
         if section not in SECTIONS:
             raise TrainingConfigError(
-                f"--set {item!r}: unknown section {section!r}{_suggest(section, SECTIONS)}; allowed: {list(SECTIONS)}"
+                f"--set {brief(item)}: unknown section {brief(section)}{_suggest(section, SECTIONS)}; allowed: {list(SECTIONS)}"
             )
         try:
             value = yaml.load(text, Loader=StrictLoader)
         except yaml.YAMLError as exc:
             if getattr(exc, "duplicate", False):
-                raise TrainingConfigError(f"--set {item!r}: {exc.problem}") from None
+                raise TrainingConfigError(f"--set {brief(item)}: {exc.problem}") from None
             value = text
         except RecursionError:
             value = text  # not YAML: the text itself (validate() says if a string is wrong there)
+        except ValueError as exc:  # an integer past Python's 4300-digit limit
+            raise TrainingConfigError(f"--set {brief(item)}: the value cannot be read ({_digits(exc)})") from None
         if raw.get(section) is None:
             raw[section] = {}
         if not isinstance(raw[section], dict):
-            raise TrainingConfigError(f"{source}: section {section!r} must be a mapping")
+            raise TrainingConfigError(f"{source}: section {brief(section)} must be a mapping")
         raw[section][key] = value
     return raw
 
@@ -352,7 +354,7 @@ def _strict_loader():
         duplicate = True
 
         def __init__(self, key, first: int, second: int, mark) -> None:
-            super().__init__(None, None, f"duplicated key {key!r} (lines {first} and {second}); "
+            super().__init__(None, None, f"duplicated key {brief(key)} (lines {first} and {second}); "
                              "each key may appear once in a mapping", mark)
 
     return StrictLoader
@@ -385,6 +387,14 @@ def parse_yaml(text: str, source: str) -> Any:
         raise TrainingConfigError(f"{source}: malformed YAML{where}: {problem}") from None
     except RecursionError:
         raise TrainingConfigError(f"{source}: the YAML is nested too deeply to be a training config") from None
+    except ValueError as exc:  # PyYAML converts an integer past Python's 4300-digit limit and fails
+        raise TrainingConfigError(f"{source}: malformed YAML: {_digits(exc)}") from None
+
+
+def _digits(exc: ValueError) -> str:
+    """What a ValueError out of a parser says, in a few words (its text names Python internals)."""
+    text = str(exc)
+    return "a number with more than 4300 digits" if "digits" in text else brief(text, 120)
 
 
 def load_yaml_file(path: str | Path) -> Any:

@@ -28,9 +28,11 @@ class Competitor:
     seat_info: dict[str, Any] = field(default_factory=dict)
 
 
-def baseline(kind: str, env_id: str, name: str | None = None) -> Competitor:
+def baseline(kind: str, env_id: str, name: str | None = None, game: Game | None = None,
+             trust_pickle: bool = False) -> Competitor:
     """``random``, ``heuristic`` or a search spec (``search:sims=400``) as a competitor (a fresh,
-    seeded agent per game)."""
+    seeded agent per game). A search spec's ``model=`` is loaded for ``game`` (default: the env
+    id's default config), an SB3 archive only with ``trust_pickle``."""
     if kind == "random":
         return Competitor(name or "random", lambda seed: RandomAgent(seed), {"kind": "random", "name": name or "random"})
     if kind == "heuristic":
@@ -51,7 +53,7 @@ def baseline(kind: str, env_id: str, name: str | None = None) -> Competitor:
         parse_search_spec(kind)  # a bad spec fails here, in one line, not in the first game
         label = name or kind
         return Competitor(
-            label, lambda seed: search_agent_from_spec(kind, env_id, seed=seed),
+            label, lambda seed: search_agent_from_spec(kind, game or env_id, seed=seed, trust_pickle=trust_pickle),
             {"kind": "search", "name": label, "spec": kind},
         )
     raise ConfigError(f"unknown baseline {kind!r}; allowed: {list(BASELINES)}, search[:key=value,...] or a model path")

@@ -7,9 +7,8 @@ Run folder (``output.dir/output.name``)::
                            safe model; the .json also records the progress at that step), every
                            output.checkpoint_interval steps, on Ctrl-C, and at the end; the newest
                            output.keep_checkpoints are kept; progress.json summarises the last one
-    snapshots/             snap_<N>.pt: the opponent pool's frozen policies (restored by --resume;
-                           the newest self_play.max_snapshots are kept, plus those up to the
-                           last checkpoint)
+    snapshots/             snap_<N>.pt: the opponent pool's frozen policies as of the newest
+                           checkpoint (restored by --resume); never more than self_play.max_snapshots
     tensorboard/           SB3's TensorBoard logs plus eval/win_rate_<baseline>
     evaluations.csv        one row per (step, baseline) evaluation
     win_rate.png           win rate against each baseline over training steps, with 95% CIs
@@ -33,7 +32,7 @@ from typing import Any
 from kabenvs.agents.policy import PolicyAgent, save_model
 from kabenvs.core.files import atomic_write, atomic_write_json
 from . import checkpoints as ck
-from .config import dump_config, load_yaml_file, make_game_from_config, validate
+from .config import TrainingConfigError, dump_config, load_yaml_file, make_game_from_config, validate
 from .evaluation import BASELINES, Report, solo_reports, versus_baseline
 
 CSV_FIELDS = ["step", "phase", "baseline", "players", "games", "win_rate", "ci_low", "ci_high", "mean_return",
@@ -55,7 +54,13 @@ class RunFolder:
 
     def create(self) -> None:
         for p in (self.path, self.checkpoints, self.snapshots):
-            p.mkdir(parents=True, exist_ok=True)
+            try:
+                p.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:  # a file in the way, no permission, a read-only disk: bad output.dir
+                raise TrainingConfigError(
+                    f"output: cannot create the run folder {str(p)!r} ({exc.strerror or exc}); "
+                    "choose another output.dir/output.name"
+                ) from None
 
     def latest_checkpoint(self) -> Path | None:
         """The newest intact checkpoint (a broken newer one, e.g. from ``kill -9``, is passed over)."""
@@ -239,18 +244,26 @@ class Trainer:
 
     # -- events during training -----------------------------------------------------------------
     def take_snapshot(self, step: int) -> None:
-        key = self.pool.add_snapshot(step)
-        ck.save_snapshot(self.pool.snapshots[key].state_dict(), self.run.snapshots / f"snap_{step}.pt")
+        """A snapshot joins the pool now; it reaches the disk with the next checkpoint."""
+        self.pool.add_snapshot(step)
         self.progress["last_snapshot"] = step
-        self._prune_snapshots()
 
-    def _prune_snapshots(self) -> None:
-        """Keep the newest ``max_snapshots`` on disk, and also those --resume would reload from the
-        last checkpoint (snapshots taken after it are dropped on resume): at most twice as many."""
-        keep = self.cfg["self_play"]["max_snapshots"]
-        found = ck.numbered(self.run.snapshots, ck.SNAPSHOT_RE)
-        for_resume = [p for k, p in found if k <= self.progress["last_checkpoint"]][-keep:]
-        ck.prune(self.run.snapshots, ck.SNAPSHOT_RE, keep, protect=for_resume)
+    def _write_snapshots(self) -> None:
+        """Make snapshots/ hold exactly the pool (at most ``max_snapshots`` files, ever).
+
+        Called just before each checkpoint is written, so the folder holds the pool that belongs
+        to the newest checkpoint, which is what --resume reloads. Stale files go first and new ones
+        are written after (each atomically), so even a kill in between leaves no more than
+        ``max_snapshots`` on disk; --resume from an older checkpoint (the newest one broken) then
+        reloads the snapshots up to its step that are still there, possibly fewer than the pool had."""
+        wanted = {int(key.split(":")[1]): snap for key, snap in self.pool.snapshots.items()}
+        for step, path in ck.numbered(self.run.snapshots, ck.SNAPSHOT_RE):
+            if step not in wanted:
+                path.unlink(missing_ok=True)
+        on_disk = {step for step, _ in ck.numbered(self.run.snapshots, ck.SNAPSHOT_RE)}
+        for step, snap in wanted.items():
+            if step not in on_disk:
+                ck.save_snapshot(snap.state_dict(), self.run.snapshots / f"snap_{step}.pt")
 
     def learner_agent(self, seed: int) -> PolicyAgent:
         return PolicyAgent(self.model.policy, name="trained", seed=seed,
@@ -306,6 +319,7 @@ class Trainer:
         self.progress["last_checkpoint"] = step
         self.progress["checkpoint"] = path.name
         self.progress["train_seconds"] = self.train_seconds()
+        self._write_snapshots()
         ck.save_checkpoint(save_model, self.model, path, self.game, self.progress)
         ck.write_progress(self.run.progress, self.progress)
         ck.prune(self.run.checkpoints, ck.CHECKPOINT_RE, self.cfg["output"]["keep_checkpoints"],

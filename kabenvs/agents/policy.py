@@ -36,6 +36,7 @@ from kabenvs.agents.safe_model import (
     game_fields_problems, game_metadata, load_safe, read_json, read_safe_metadata, safe_paths, save_safe,
     sha256_bytes, sha256_file,
 )
+from kabenvs.core.errors import brief
 from kabenvs.core.files import atomic_write
 from kabenvs.core.game import Game
 
@@ -101,9 +102,9 @@ def _archive_metadata(zip_path: Path) -> dict[str, Any] | None:
     problems = game_fields_problems(meta)
     key = {LEGACY_FORMAT: "sha256", SAFE_FORMAT: "archive_sha256"}.get(meta.get("format"))
     if key is None:
-        problems.append(f"format: {meta.get('format')!r} is none of {[LEGACY_FORMAT, SAFE_FORMAT]}")
+        problems.append(f"format: {brief(meta.get('format'))} is none of {[LEGACY_FORMAT, SAFE_FORMAT]}")
     elif not _is_hash(meta.get(key)):
-        problems.append(f"{key}: {meta.get(key)!r} must be the sha256 hex digest of {zip_path.name}")
+        problems.append(f"{key}: {brief(meta.get(key))} must be the sha256 hex digest of {zip_path.name}")
     if problems:
         raise ModelLoadError(f"metadata file {str(meta_path)!r} is broken: {'; '.join(problems)}")
     return {**meta, "archive_sha256": meta[key]}

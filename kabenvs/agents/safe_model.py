@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kabenvs.core.errors import KabenvsError
+from kabenvs.core.errors import KabenvsError, brief
 from kabenvs.core.files import atomic_write
 from kabenvs.core.game import Game
 
@@ -101,35 +101,35 @@ def game_fields_problems(meta: dict[str, Any]) -> list[str]:
     """Type problems of the game fields every kabenvs metadata file has (either format)."""
     problems = []
     if not isinstance(meta.get("env_id"), str):
-        problems.append(f"env_id: {meta.get('env_id')!r} must be a string")
+        problems.append(f"env_id: {brief(meta.get('env_id'))} must be a string")
     if not isinstance(meta.get("game_config"), dict):
-        problems.append(f"game_config: {meta.get('game_config')!r} must be a mapping of game options")
+        problems.append(f"game_config: {brief(meta.get('game_config'))} must be a mapping of game options")
     elif not all(isinstance(k, str) for k in meta["game_config"]):
         problems.append("game_config: every option name must be a string")
     for key in ("observation_size", "num_actions"):
         if not _is_int(meta.get(key), 1, 1 << 24):
-            problems.append(f"{key}: {meta.get(key)!r} must be a positive integer")
+            problems.append(f"{key}: {brief(meta.get(key))} must be a positive integer")
     return problems
 
 
 def _network_problems(net: Any) -> list[str]:
     if not isinstance(net, dict):
-        return [f"network: {net!r} must be a mapping"]
+        return [f"network: {brief(net)} must be a mapping"]
     problems = []
     trunk = net.get("trunk")
     if trunk is not None:
         if not isinstance(trunk, dict) or set(trunk) != {"size", "activation"}:
-            problems.append(f"network.trunk: {trunk!r} must be null or {{size, activation}}")
+            problems.append(f"network.trunk: {brief(trunk)} must be null or {{size, activation}}")
         else:
             if not _is_int(trunk["size"], 1, MAX_WIDTH):
-                problems.append(f"network.trunk.size: {trunk['size']!r} must be an integer in 1..{MAX_WIDTH}")
+                problems.append(f"network.trunk.size: {brief(trunk['size'])} must be an integer in 1..{MAX_WIDTH}")
             if trunk["activation"] not in ACTIVATIONS:
-                problems.append(f"network.trunk.activation: {trunk['activation']!r} must be one of {ACTIVATIONS}")
+                problems.append(f"network.trunk.activation: {brief(trunk['activation'])} must be one of {ACTIVATIONS}")
     hidden = net.get("hidden")
     if not isinstance(hidden, list) or len(hidden) > MAX_LAYERS or not all(_is_int(h, 1, MAX_WIDTH) for h in hidden):
-        problems.append(f"network.hidden: {hidden!r} must be a list of at most {MAX_LAYERS} layer widths in 1..{MAX_WIDTH}")
+        problems.append(f"network.hidden: {brief(hidden)} must be a list of at most {MAX_LAYERS} layer widths in 1..{MAX_WIDTH}")
     if net.get("activation") not in ACTIVATIONS:
-        problems.append(f"network.activation: {net.get('activation')!r} must be one of {ACTIVATIONS}")
+        problems.append(f"network.activation: {brief(net.get('activation'))} must be one of {ACTIVATIONS}")
     return problems
 
 
@@ -137,16 +137,16 @@ def safe_metadata_problems(meta: Any) -> list[str]:
     if not isinstance(meta, dict):
         return [f"the metadata must be a JSON object, not {type(meta).__name__}"]
     if meta.get("format") != SAFE_FORMAT:
-        return [f"format: {meta.get('format')!r} is not {SAFE_FORMAT!r}"]
+        return [f"format: {brief(meta.get('format'))} is not {brief(SAFE_FORMAT)}"]
     problems = game_fields_problems(meta)
     fp = meta.get("fingerprint")
     if not isinstance(fp, dict) or not all(_is_hash(fp.get(k)) for k in ("observation_layout", "action_catalog")):
         problems.append("fingerprint: must hold the sha256 hex digests observation_layout and action_catalog")
     problems += _network_problems(meta.get("network"))
     if not _is_hash(meta.get("sha256")):
-        problems.append(f"sha256: {meta.get('sha256')!r} must be a sha256 hex digest of the weights file")
+        problems.append(f"sha256: {brief(meta.get('sha256'))} must be a sha256 hex digest of the weights file")
     if not isinstance(meta.get("kabenvs_version"), str):
-        problems.append(f"kabenvs_version: {meta.get('kabenvs_version')!r} must be a string")
+        problems.append(f"kabenvs_version: {brief(meta.get('kabenvs_version'))} must be a string")
     return problems
 
 
@@ -164,8 +164,11 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _describe(meta: dict[str, Any]) -> str:
-    opts = ", ".join(f"{k}={v!r}" for k, v in sorted(meta["game_config"].items()))
-    return f"{meta['env_id']}({opts}) [observation size {meta['observation_size']}, {meta['num_actions']} actions]"
+    def cut(text: str, limit: int) -> str:  # metadata is untrusted: a megabyte name is not echoed
+        return text if len(text) <= limit else text[:limit - 3] + "..."
+
+    opts = cut(", ".join(f"{cut(k, 40)}={brief(v, 40)}" for k, v in sorted(meta["game_config"].items())), 600)
+    return f"{cut(meta['env_id'], 60)}({opts}) [observation size {meta['observation_size']}, {meta['num_actions']} actions]"
 
 
 def check_compatible(meta: dict[str, Any], game: Game, path: str | os.PathLike = "model") -> None:

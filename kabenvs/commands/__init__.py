@@ -1,1 +1,15 @@
 """The programs behind the ``kabenvs`` console command (kabenvs/cli.py) and scripts/*.py."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but a bad command line is one line naming the problem (exit status 2), like every
+    other bad input to these commands, instead of the usage block followed by the message."""
+
+    def error(self, message: str):
+        print(f"error: {' '.join(message.split())} (see --help)", file=sys.stderr)
+        sys.exit(2)

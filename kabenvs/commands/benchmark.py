@@ -30,6 +30,7 @@ import time
 import numpy as np
 
 import kabenvs
+from kabenvs.commands import OneLineParser
 from kabenvs.core.errors import ConfigError
 from kabenvs.core.registry import game_class
 
@@ -231,7 +232,7 @@ def print_table(rows: list[dict]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per row (default 3)")
     parser.add_argument("--env", nargs="*", default=None, help="env ids (default: all registered)")
     parser.add_argument("--all-configs", action="store_true", help="every test config of each game")
@@ -241,6 +242,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--training", action="store_true", help="add MaskablePPO training throughput rows")
     parser.add_argument("--training-seconds", type=float, default=60.0)
     args = parser.parse_args(argv)
+    for name in ("seconds", "training_seconds"):
+        value = getattr(args, name)
+        if not 0 < value <= 86_400:  # also refuses nan, which compares false with everything
+            parser.error(f"--{name.replace('_', '-')}={value} must be a number of seconds in (0, 86400]")
     env_ids = args.env or kabenvs.ENV_IDS
     try:
         for eid in env_ids:

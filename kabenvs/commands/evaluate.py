@@ -27,6 +27,7 @@ import os
 import sys
 from contextlib import contextmanager
 
+from kabenvs.commands import OneLineParser
 from kabenvs.extras import training_module
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -36,10 +37,7 @@ class UsageError(Exception):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line naming the problem instead of usage + message
-        print(f"error: {message} (see --help)", file=sys.stderr)
-        sys.exit(2)
+_Parser = OneLineParser  # one line naming the problem instead of usage + message
 
 
 def parse_args(argv):
@@ -87,6 +85,8 @@ def _parse_options(items: list[str]) -> dict:
                              "write KEY=VALUE with a number, true/false, a name or a [list]") from None
         except RecursionError:
             raise UsageError(f"--option {_short(item)}: the value is nested too deeply") from None
+        except ValueError:  # an integer past Python's 4300-digit limit
+            raise UsageError(f"--option {_short(item)}: the value is a number with more than 4300 digits") from None
         out[key.strip()] = value
     return out
 
@@ -130,7 +130,8 @@ def build_competitors(args, game):
         seen[seat] = seen.get(seat, 0) + 1
         suffix = f"#{seen[seat]}" if counts[seat] > 1 else ""
         if seat in BASELINES or is_search_spec(seat):
-            comps.append(baseline(seat, game.env_id, name=f"{seat}{suffix}"))
+            comps.append(baseline(seat, game.env_id, name=f"{seat}{suffix}", game=game,
+                                  trust_pickle=args.trust_pickle))
         else:
             agent = load_agent(seat, game, seed=args.seed + 1000 * i, deterministic=not args.stochastic,
                                trust_pickle=args.trust_pickle)
@@ -195,6 +196,10 @@ def run(args) -> int:
         kind, file = model_kind(m)
         if kind == "sb3" and not args.trust_pickle:  # refuse before reading anything else
             raise pickle_refusal(file)
+    if args.log:
+        from kabenvs.records import check_log_target
+
+        check_log_target(args.log)  # before any game is played
     training_module("build").set_threads(1)
     game = build_game(args, models)
     comps = build_competitors(args, game)
@@ -230,6 +235,9 @@ def main(argv=None) -> int:
         return run(args)
     except (UsageError, KabenvsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the game log cannot be written after all (disk full, removed folder)
+        print(f"error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
 
 

@@ -12,18 +12,18 @@ id) stops with one line naming the problem and exit code 2, before any training 
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from pathlib import Path
 
+from kabenvs.commands import OneLineParser
 from kabenvs.extras import training_module
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # before torch is imported; see training.build.set_threads
 
 
 def parse_args(argv):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = OneLineParser(description=__doc__.split("\n")[0])
     p.add_argument("config", help="YAML config (see docs/training.md)")
     p.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
                    help="override one config value (repeatable), e.g. algorithm.total_timesteps=50000")
@@ -63,6 +63,9 @@ def main(argv=None) -> int:
     except KabenvsError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the run folder stopped being writable mid-run (disk full, removed)
+        print(f"error: writing the run failed: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
     if reports is None:
         print(f"continue with: kabenvs train {args.config} --resume {trainer.run.path}")
         return 130

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, ClassVar
 
-from kabenvs.core.errors import ConfigError
+from kabenvs.core.errors import ConfigError, brief
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,22 +32,22 @@ class GameConfig:
     def check_choice(self, field: str, allowed) -> None:
         value = getattr(self, field)
         if isinstance(value, bool) and not any(isinstance(a, bool) for a in allowed):
-            raise ConfigError(f"{field}={value!r} is not allowed; choose one of {list(allowed)}")
+            raise ConfigError(f"{field}={brief(value)} is not allowed; choose one of {list(allowed)}")
         if value not in allowed:
-            raise ConfigError(f"{field}={value!r} is not allowed; choose one of {list(allowed)}")
+            raise ConfigError(f"{field}={brief(value)} is not allowed; choose one of {list(allowed)}")
 
     def check_bool(self, field: str) -> None:
         value = getattr(self, field)
         if not isinstance(value, bool):
-            raise ConfigError(f"{field}={value!r} must be true or false")
+            raise ConfigError(f"{field}={brief(value)} must be true or false")
 
     def check_int(self, field: str, low: int, high: int | None = None) -> None:
         value = getattr(self, field)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ConfigError(f"{field}={value!r} must be an integer")
+            raise ConfigError(f"{field}={brief(value)} must be an integer")
         if value < low or (high is not None and value > high):
             bound = f"between {low} and {high}" if high is not None else f">= {low}"
-            raise ConfigError(f"{field}={value!r} is out of range; it must be {bound}")
+            raise ConfigError(f"{field}={brief(value)} is out of range; it must be {bound}")
 
     def fail(self, message: str) -> None:
         raise ConfigError(message)
@@ -65,7 +65,7 @@ class GameConfig:
         unknown = [k for k in options if k not in known]
         if unknown:
             raise ConfigError(
-                f"unknown option(s) {unknown} for {cls.__name__}; allowed options: {known}"
+                f"unknown option(s) {brief(unknown)} for {cls.__name__}; allowed options: {known}"
             )
         # JSON/YAML give lists where a field may want tuples (e.g. a board layout).
         fields = {f.name: f for f in dataclasses.fields(cls)}

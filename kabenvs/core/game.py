@@ -28,7 +28,7 @@ import numpy as np
 
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
-from kabenvs.core.errors import ConfigError, IllegalActionError
+from kabenvs.core.errors import BRIEF_LIMIT, ConfigError, IllegalActionError, brief
 from kabenvs.core.observation import ObservationLayout
 
 
@@ -457,7 +457,7 @@ class State:
             from kabenvs.core.registry import game_class
 
             if not isinstance(env_id, str):
-                raise ConfigError(f"saved state: env_id must be a string, got {env_id!r}")
+                raise ConfigError(f"saved state: env_id must be a string, got {brief(env_id)}")
             cls = game_class(env_id)
             try:
                 game = cls(**config)
@@ -466,10 +466,10 @@ class State:
             except (TypeError, ValueError) as exc:  # non-string keys, a wrong type deep in a config
                 raise ConfigError(f"saved state: config is not a valid {env_id} config ({str(exc)[:120]})") from None
         elif env_id != game.env_id:
-            raise ConfigError(f"saved state is for {env_id!r}, not {game.env_id!r}")
+            raise ConfigError(f"saved state is for {brief(env_id)}, not {game.env_id!r}")
         elif config != game.config.to_dict():
             raise ConfigError(
-                f"saved state is for {env_id} with config {config}, but this game has {game.config.to_dict()}"
+                f"saved state is for {env_id} with config {brief(config, 600)}, but this game has {game.config.to_dict()}"
             )
         try:
             return State._load(game, fields, rng_state)
@@ -512,7 +512,8 @@ class State:
         state._reset_caches()
         problems = state.validate()
         if problems:
-            raise ConfigError(f"saved {where} is invalid: {problems[0]}"
+            first = problems[0] if len(problems[0]) <= 5 * BRIEF_LIMIT else problems[0][:5 * BRIEF_LIMIT] + "..."
+            raise ConfigError(f"saved {where} is invalid: {first}"
                               + (f" (and {len(problems) - 1} more problem(s))" if len(problems) > 1 else ""))
         return state
 
@@ -547,9 +548,9 @@ class State:
         problems = []
         cp = self.current_player
         if cp is not None and (isinstance(cp, bool) or not isinstance(cp, int) or not 0 <= cp < n):
-            problems.append(f"current_player: {cp!r} is not a seat of a {n}-player game (0..{n - 1} or null)")
+            problems.append(f"current_player: {brief(cp)} is not a seat of a {n}-player game (0..{n - 1} or null)")
         if not isinstance(self.truncated, bool):
-            problems.append(f"truncated: {self.truncated!r} must be true or false")
+            problems.append(f"truncated: {brief(self.truncated)} must be true or false")
         elif self.truncated and cp is not None:
             problems.append("truncated: true while a player is still to move (a truncated game is over)")
         h = self.history

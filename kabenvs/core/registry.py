@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from kabenvs.core.errors import ConfigError
+from kabenvs.core.errors import ConfigError, brief
 from kabenvs.core.game import Game
 
 _GAMES: dict[str, type[Game]] | None = None
@@ -37,7 +37,7 @@ def env_ids() -> list[str]:
 def game_class(env_id: str) -> type[Game]:
     games = _discover()
     if env_id not in games:
-        raise ConfigError(f"unknown env id {env_id!r}; known env ids: {sorted(games)}")
+        raise ConfigError(f"unknown env id {brief(env_id)}; known env ids: {sorted(games)}")
     return games[env_id]
 
 

@@ -176,16 +176,16 @@ def build_seat(spec: str, index: int, game: Game, deal_seed: int, human_names: l
             raise UsageError(f"{game.env_id} has no heuristic bot ({exc}); use random or a model") from None
         return Seat("heuristic", agent, name=getattr(agent, "name", "heuristic"), seed=seed)
     if kind == "search" or kind.startswith("search:"):
-        return search_seat(spec, game, seed)
+        return search_seat(spec, game, seed, trust_pickle)
     return load_model_seat(spec, game, seed, trust_pickle)
 
 
-def search_seat(spec: str, game: Game, seed: int) -> Seat:
+def search_seat(spec: str, game: Game, seed: int, trust_pickle: bool = False) -> Seat:
     """The search bot (``search:sims=400,rollout=heuristic``); a bad spec is one usage line."""
     from kabenvs.agents.search import search_agent_from_spec
 
     try:
-        agent = search_agent_from_spec(spec, game, seed)
+        agent = search_agent_from_spec(spec, game, seed, trust_pickle=trust_pickle)
     except Exception as exc:  # ConfigError, or a model= that fails to load
         raise UsageError(f"seat {spec!r}: {exc}") from None
     return Seat("search", agent, name=agent.name, seed=seed)
@@ -284,12 +284,12 @@ def play_main(args, console: Console) -> int:
 
 
 def _check_writable(path: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        example = os.path.join(path, "games.jsonl")
-        raise UsageError(f"--log {path!r} is a folder; give a file such as {example}")
-    if os.path.exists(folder) and not os.access(folder, os.W_OK):
-        raise UsageError(f"--log {path!r}: cannot write in {folder}")
+    from kabenvs.records import RecordError, check_log_target
+
+    try:
+        check_log_target(path)
+    except RecordError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _log(path: str | None, state, seats: list[Seat], deal_seed: int, meta: dict, console: Console) -> bool:

@@ -142,11 +142,12 @@ def validate_study(raw: Any, source: str = "study") -> Study:
 
 
 def load_study(path: str | Path) -> Study:
-    from training.config import TrainingConfigError, load_yaml_file
+    from kabenvs.extras import training_module
 
+    config = training_module("config")  # the training configs' strict YAML reader
     try:
-        raw = load_yaml_file(path)
-    except TrainingConfigError as exc:
+        raw = config.load_yaml_file(path)
+    except config.TrainingConfigError as exc:
         raise StudyConfigError(str(exc)) from None
     return validate_study(raw, str(path))
 

@@ -127,3 +127,144 @@ def test_evaluate_bad_argument_is_one_line(capsys):
         _script("evaluate").main(["heuristic", "--deals", "many"])
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and len(err.splitlines()) == 1 and "--deals" in err
+
+
+# -- found by trying every command with hostile input (issue #14 audit) ------------------------------
+HUGE = "9" * 5000  # past Python's 4300-digit limit: int() and repr() of it raise ValueError
+MEGA = "x" * 1_000_000
+BIG = 10**5000
+
+
+def _one_line(err: str) -> bool:
+    return len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_a_number_of_thousands_of_digits_in_a_game_log(record, tmp_path, capsys):
+    text = json.dumps(record)
+    for field in ('"seed": 5', '"version": 1'):
+        assert field in text, field
+    for field in ('"seed": 5', '"version": 1'):
+        log = tmp_path / "big.jsonl"
+        log.write_text(text.replace(field, field.split(":")[0] + ": " + HUGE) + "\n")
+        err = io.StringIO()
+        assert play_main(["--replay", str(log)], io.StringIO(""), io.StringIO(), err) == 2
+        assert _one_line(err.getvalue()) and "more than 4300 digits" in err.getvalue(), err.getvalue()
+        assert _script("evaluate").main(["--human-log", str(log)]) == 2
+        err = capsys.readouterr().err
+        assert _one_line(err) and "more than 4300 digits" in err, err
+
+
+def test_a_huge_value_in_a_game_log_is_echoed_as_a_short_prefix(record, tmp_path):
+    for path_in_record, value in ((("env_id",), MEGA), (("actions", 0, "action"), int("9" * 3000)),
+                                  (("config",), {MEGA: 1})):
+        log = tmp_path / "long.jsonl"
+        log.write_text(json.dumps(_set(record, path_in_record, value)) + "\n")
+        err = io.StringIO()
+        assert play_main(["--replay", str(log)], io.StringIO(""), io.StringIO(), err) == 2
+        assert _one_line(err.getvalue()) and len(err.getvalue()) < 1000, err.getvalue()[:300]
+
+
+def test_a_number_of_thousands_of_digits_in_a_config_or_an_option(tmp_path, capsys):
+    cfg = tmp_path / "big.yaml"
+    cfg.write_text(f"game:\n  env_id: kabaal_v0\n  num_players: {HUGE}\n")
+    with pytest.raises(TrainingConfigError, match="more than 4300 digits"):
+        load_config(cfg)
+    with pytest.raises(TrainingConfigError, match="more than 4300 digits") as err:
+        load_config(ROOT / "configs" / "quickstart.yaml", [f"game.num_players={HUGE}"])
+    assert len(str(err.value)) < 300
+    with pytest.raises(TrainingConfigError) as err:
+        load_config(ROOT / "configs" / "quickstart.yaml", [f"game.env_id={MEGA}"])
+    assert "game.env_id='xxx" in str(err.value) and len(str(err.value)) < 600
+    # (kabenvs export reads its --option values with the same function)
+    code = _script("evaluate").main(["heuristic", "random", "--game", "kabaleo_v0", "--option", f"mode={HUGE}"])
+    err = capsys.readouterr().err
+    assert code == 2 and _one_line(err) and "more than 4300 digits" in err and len(err) < 300, err
+
+
+def test_evaluate_refuses_a_log_that_is_a_folder_before_playing(tmp_path, capsys):
+    code = _script("evaluate").main(["random", "random", "--game", "kabaleo_v0", "--deals", "1",
+                                     "--log", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and _one_line(err) and "is a folder" in err, err
+
+
+def test_train_into_an_output_folder_that_cannot_be_made(tmp_path, capsys):
+    pytest.importorskip("sb3_contrib")
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    code = _script("train").main([str(ROOT / "configs" / "quickstart.yaml"), "--set", f"output.dir={blocker}"])
+    err = capsys.readouterr().err
+    assert code == 2 and _one_line(err) and "cannot create the run folder" in err, err
+
+
+@pytest.mark.parametrize("argv", [
+    ["train"], ["train", "c.yaml", "--bogus"], ["benchmark", "--seconds", "abc"], ["serve", "--port", "abc"],
+    ["benchmark", "--seconds", "-1"], ["benchmark", "--seconds", "nan"], ["benchmark", "--env", "nope"],
+    ["serve", "--pace", "-1"], ["evaluate", "random", "--deals", "many"], ["export", "--bogus"],
+    ["play", "--bogus"], ["nosuch"],
+])
+def test_every_kabenvs_command_says_a_bad_command_line_in_one_line(argv, capsys):
+    from kabenvs.cli import main
+
+    try:
+        code = main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2 and _one_line(err), err
+
+
+def test_kabenvs_serve_is_available(monkeypatch, tmp_path, capsys):
+    pytest.importorskip("uvicorn")
+    import uvicorn
+
+    from kabenvs.cli import main
+
+    calls = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+    assert main(["serve", "--port", "8124", "--data", str(tmp_path / "d")]) == 0
+    assert calls and calls[0]["port"] == 8124 and "http://127.0.0.1:8124/" in capsys.readouterr().out
+    study = tmp_path / "study.yaml"
+    study.write_bytes(b"name: \xff\n")
+    assert main(["serve", "--study", str(study), "--data", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err
+    assert _one_line(err) and "not UTF-8" in err, err
+
+
+@pytest.mark.parametrize("action", [True, False, BIG, -BIG, MEGA, 2**63, float("nan")],
+                         ids=["True", "False", "5000 digits", "-5000 digits", "a megabyte", "2**63", "nan"])
+def test_env_step_refuses_any_non_action_in_a_short_message(action):
+    import kabenvs
+    from kabenvs.core.errors import IllegalActionError
+
+    env = kabenvs.make("kabaleo_v0")
+    env.reset(seed=1)
+    before = env.unwrapped.state.to_json()
+    with pytest.raises(IllegalActionError) as err:
+        env.step(action)
+    assert len(str(err.value)) < 2000 and "\n" not in str(err.value)
+    assert env.unwrapped.state.to_json() == before
+
+
+@pytest.mark.parametrize("env_id", ["alakazum_v0", "barakka_v0", "cabula_v0", "kabaal_v0", "kabaleo_v0"])
+def test_a_save_with_a_huge_value_in_any_field_is_one_short_config_error(env_id):
+    """Through the API a save may be a dict, so it can hold what JSON text cannot: an int whose
+    repr raises ValueError. Every field, the config and the generator state are tried."""
+    from kabenvs.core.errors import ConfigError
+    from kabenvs.core.game import State
+
+    state = make_game(env_id).new_state(np.random.default_rng(0))
+    for _ in range(10):
+        state.apply(int(state.legal_actions()[0]))
+    doc = json.loads(state.to_json())
+    doc["state"]["start"] = None
+    for where in [("state", f) for f in doc["state"]] + [("config", "num_players"), ("rng",), ("env_id",)]:
+        for value in (BIG, MEGA, {MEGA: BIG}):
+            bad = copy.deepcopy(doc)
+            node = bad
+            for key in where[:-1]:
+                node = node[key]
+            node[where[-1]] = value
+            with pytest.raises(ConfigError) as err:
+                State.from_json(bad)
+            assert len(str(err.value)) < 1500 and "\n" not in str(err.value), (where, str(err.value)[:200])

@@ -37,7 +37,8 @@ def test_the_command_dispatches_to_the_same_programs_as_the_scripts(capsys):
 
 @pytest.mark.parametrize("argv, words", [
     (["fly"], "unknown command 'fly'"),
-    (["serve"], "not available in this version"),
+    (["serve", "--pace", "-1"], "--pace=-1.0 must be >= 0"),
+    (["export", "missing.zip", "out"], "'missing.zip' is not a file"),
     ([], "usage: kabenvs COMMAND"),
 ])
 def test_bad_commands_say_so_in_one_line_with_exit_2(argv, words, capsys):
@@ -47,7 +48,7 @@ def test_bad_commands_say_so_in_one_line_with_exit_2(argv, words, capsys):
 
 
 def test_the_scripts_are_thin_wrappers():
-    for name in ("train", "evaluate", "benchmark", "play"):
+    for name in ("train", "evaluate", "benchmark", "play", "serve", "export_model"):
         text = (ROOT / "scripts" / f"{name}.py").read_text()
         assert len(text.splitlines()) < 25 and "import main" in text
 

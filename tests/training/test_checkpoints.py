@@ -43,8 +43,9 @@ def test_checkpoints_and_snapshots_are_pruned_on_disk(tmp_path):
     checkpoints = ck.numbered(run.checkpoints, ck.CHECKPOINT_RE)
     snapshots = ck.numbered(run.snapshots, ck.SNAPSHOT_RE)
     assert len(checkpoints) == 2, checkpoints  # keep_checkpoints, though 8+ were written
-    # max_snapshots newest + max_snapshots up to the last checkpoint, though 16 were taken
-    assert 2 <= len(snapshots) <= 4, snapshots
+    # exactly the pool of the newest checkpoint (max_snapshots), though 16 were taken
+    assert [k for k, _ in snapshots] == sorted(int(key.split(":")[1]) for key in trainer.pool.snapshots), snapshots
+    assert len(snapshots) == 2, snapshots
     assert len(list(run.checkpoints.glob("step_*.json"))) == 2  # metadata pruned with its archive
     assert checkpoints[-1][0] == trainer.model.num_timesteps
     progress = json.loads(run.progress.read_text())
@@ -121,6 +122,7 @@ def test_a_run_killed_at_random_moments_resumes_to_completion(tmp_path, kills):
         proc.wait()
         text = "".join(out) + rest
         assert "Traceback" not in text, text
+        assert len(ck.numbered(run / "snapshots", ck.SNAPSHOT_RE)) <= 2, text  # max_snapshots, even killed
         if proc.returncode == 0:
             break
         assert proc.returncode == -signal.SIGKILL, text
@@ -130,4 +132,4 @@ def test_a_run_killed_at_random_moments_resumes_to_completion(tmp_path, kills):
     summary = json.loads((run / "final_evaluation.json").read_text())
     assert summary["step"] >= 512
     assert len(ck.numbered(run / "checkpoints", ck.CHECKPOINT_RE)) <= 2
-    assert len(ck.numbered(run / "snapshots", ck.SNAPSHOT_RE)) <= 4
+    assert len(ck.numbered(run / "snapshots", ck.SNAPSHOT_RE)) <= 2  # max_snapshots, kills or not

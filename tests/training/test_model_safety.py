@@ -393,3 +393,78 @@ def test_network_without_a_trunk_round_trips(game, decisions, tmp_path):
     obs, masks = decisions
     agent = load_agent(tmp_path / "flat", game)
     assert np.array_equal(masked_logits(agent.policy, obs, masks), masked_logits(m.policy, obs, masks))
+
+
+# -- the console command and the web server load models the same way ---------------------------------
+def test_the_kabenvs_command_refuses_a_payload_archive_unless_trusted(saved, tmp_path, capsys):
+    from kabenvs.cli import main as kabenvs_main
+
+    evil, marker = evil_archive(saved, tmp_path)
+    for argv in (["evaluate", str(evil), "random", "--deals", "1"],
+                 ["evaluate", str(evil)[:-4], "random", "--game", "kabaleo_v0", "--deals", "1"],
+                 ["export", str(evil), str(tmp_path / "out"), "--game", "kabaleo_v0"],
+                 ["play", "kabaleo_v0", "--seat", str(evil), "random", "--seed", "1"]):
+        assert kabenvs_main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert one_line(err) and "--trust-pickle" in err, err
+    assert not marker.exists() and not (tmp_path / "out.safetensors").exists()
+    assert kabenvs_main(["evaluate", str(evil), "random", "--deals", "1", "--trust-pickle",
+                         "--game", "kabaleo_v0", "--players", "2"]) == 0
+    assert marker.exists()  # the documented opt-in runs the file's code, as its help says
+    marker.unlink()
+    rc = kabenvs_main(["export", str(evil), str(tmp_path / "out"), "--trust-pickle", "--game", "kabaleo_v0"])
+    assert rc == 0 and (tmp_path / "out.safetensors").is_file()
+    capsys.readouterr()
+
+
+def test_the_web_server_never_unpickles_an_archive_in_its_models_folder(saved, tmp_path):
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    import warnings
+
+    with warnings.catch_warnings():  # Starlette suggests another HTTP client package; httpx works
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    from kabenvs.web.app import create_app
+
+    models = tmp_path / "models"
+    models.mkdir()
+    evil, marker = evil_archive(saved, models)
+    # an archive that even comes with kabenvs archive metadata beside it, as older kabenvs wrote
+    meta = json.loads(saved.with_suffix(".json").read_text())
+    legacy = {k: meta[k] for k in ("env_id", "game_config", "observation_size", "num_actions", "kabenvs_version")}
+    (models / "evil.json").write_text(json.dumps({**legacy, "format": "kabenvs-model/1",
+                                                   "sha256": hashlib.sha256(evil.read_bytes()).hexdigest()}))
+    with TestClient(create_app(tmp_path / "data", models, pace=0.0)) as c:
+        assert c.get("/api/catalog").json()["models"] == []
+        for seat in ("model:evil", "model:evil.zip", f"model:{evil}", str(evil), "model:../models/evil"):
+            r = c.post("/api/games", json={"env_id": "kabaleo_v0", "seats": [seat, "random"]})
+            assert r.status_code == 400, (seat, r.text)
+    assert not marker.exists(), "the web server unpickled an archive"
+
+
+def test_a_search_bot_with_a_payload_model_honours_the_same_opt_in(saved, tmp_path, capsys):
+    from kabenvs.cli import main as kabenvs_main
+
+    evil, marker = evil_archive(saved, tmp_path)
+    spec = f"search:sims=2,model={evil}"
+    for argv in (["evaluate", spec, "random", "--game", "kabaleo_v0", "--deals", "1"],
+                 ["play", "kabaleo_v0", "--seat", spec, "random", "--seed", "1"]):
+        assert kabenvs_main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert one_line(err) and "--trust-pickle" in err, err
+    assert not marker.exists()
+    assert kabenvs_main(["evaluate", f"{spec},leaf=value", "random", "--game", "kabaleo_v0", "--deals", "1",
+                         "--trust-pickle"]) == 0
+    assert marker.exists()  # the archive's critic serves leaf=value: only reachable with the opt-in
+    capsys.readouterr()
+
+
+def test_a_search_bots_model_is_checked_against_the_game_evaluated(saved, capsys):
+    from kabenvs.cli import main as kabenvs_main
+
+    rc = kabenvs_main(["evaluate", f"search:sims=2,model={saved}", "random", "random", "--game", "kabaleo_v0",
+                       "--players", "3", "--deals", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and one_line(err) and "num_players" in err, err

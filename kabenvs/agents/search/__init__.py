@@ -167,9 +167,12 @@ def model_prior(path: str, game: Game, trust_pickle: bool = False) -> Prior:
     return prior
 
 
-def search_agent_from_spec(spec: str, env_id: str | Game, seed: int | None = None) -> SearchAgent:
+def search_agent_from_spec(
+    spec: str, env_id: str | Game, seed: int | None = None, trust_pickle: bool = False
+) -> SearchAgent:
     """The agent a seat spec names (``search:sims=400,rollout=heuristic``); ``ConfigError`` on
-    a bad spec. ``env_id`` (or a ``Game``) is needed to load ``model=``."""
+    a bad spec. ``env_id`` (or a ``Game``) is needed to load ``model=``, which is a safe model
+    unless ``trust_pickle`` (``--trust-pickle``) lets an SB3 archive run its code."""
     options = parse_search_spec(spec)
     name = canonical_name(options)
     prior = None
@@ -179,7 +182,7 @@ def search_agent_from_spec(spec: str, env_id: str | Game, seed: int | None = Non
         game = env_id if isinstance(env_id, Game) else make_game(env_id)
         path = options.pop("model")
         try:
-            prior = model_prior(path, game)
+            prior = model_prior(path, game, trust_pickle=trust_pickle)
         except KabenvsError as exc:  # a model that cannot be loaded is a bad spec value
             raise ConfigError(f"search model={path!r}: {exc}") from None
         if not prior.has_values:
