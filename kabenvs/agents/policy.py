@@ -3,7 +3,7 @@
 Two kinds of model file exist:
 
 * the **safe model** ``NAME.safetensors`` + ``NAME.json`` (``kabenvs.agents.safe_model``): the
-  actor's weights and checked metadata. Loading it never unpickles anything, so a model from
+  actor's weights (and the critic's, for the search bot's leaf values) and checked metadata. Loading it never unpickles anything, so a model from
   anyone can be played. This is what ``load_agent``, ``scripts/play.py`` and
   ``scripts/evaluate.py`` load by default, and what training writes for every checkpoint and
   the final model.
@@ -362,7 +362,24 @@ def export_model(
     before, after = masked_logits(model.policy, obs, masks), masked_logits(network, obs, masks)
     if not np.array_equal(before, after):
         raise ModelLoadError(f"the exported model {str(weights)!r} does not reproduce the archive's logits")
+    if network.has_value and not np.array_equal(policy_values(model.policy, obs), policy_values(network, obs)):
+        raise ModelLoadError(f"the exported model {str(weights)!r} does not reproduce the archive's values")
     return weights, written
+
+
+def policy_values(policy, observations: np.ndarray) -> np.ndarray | None:
+    """The critic's values for a batch of observations, shape ``(batch,)``: SB3's
+    ``predict_values``, or a safe model's stored value head; None when the policy has no critic
+    (a safe model saved without one)."""
+    import torch as th
+
+    obs = th.as_tensor(observations, dtype=th.float32)
+    with th.no_grad():
+        if isinstance(policy, ActorNetwork):
+            return policy.values(obs).numpy().reshape(-1) if policy.has_value else None
+        if not hasattr(policy, "predict_values"):
+            return None
+        return policy.predict_values(obs).numpy().reshape(-1)
 
 
 # -- the shared trunk network ----------------------------------------------------------------------
@@ -405,5 +422,5 @@ def __getattr__(name: str):
 __all__ = [
     "ModelLoadError", "PolicyAgent", "check_compatible", "export_model", "game_metadata", "load_agent",
     "load_sb3_model", "model_exists", "model_hash", "model_kind", "model_metadata", "model_paths",
-    "policy_actions", "read_metadata", "save_model",
+    "policy_actions", "policy_values", "read_metadata", "save_model",
 ]

@@ -2,10 +2,12 @@
 
 A safe model is two files side by side::
 
-    NAME.safetensors   the actor's tensors (trunk, hidden layers, action head), float32
+    NAME.safetensors   the actor's tensors (trunk, hidden layers, action head), float32, and,
+                       when the source had one, the critic's (value hidden layers, value head)
     NAME.json          metadata: format, env id, game config, sizes, fingerprints of the
-                       observation layout and action catalog, network architecture, the
-                       kabenvs version, and the sha256 of NAME.safetensors
+                       observation layout and action catalog, network architecture (and the
+                       value network's, or null), the kabenvs version, and the sha256 of
+                       NAME.safetensors (which therefore covers the value tensors too)
 
 Loading reads the JSON, checks it field by field, checks the weights' sha256, checks every
 tensor's name, shape and dtype against the architecture the JSON declares, and only then
@@ -13,9 +15,13 @@ builds a plain torch network from those tensors. Nothing is unpickled: neither f
 code. (Stable-Baselines3's ``.zip`` archives unpickle Python objects on load, which can run
 anything the file's maker put there; ``kabenvs.agents.policy`` loads those only on request.)
 
-Only the actor is stored: the value head is not needed to play. The network computes exactly
-what SB3's policy computes to choose an action (features -> actor MLP -> action logits), with
-the same float32 weights, so the loaded agent acts identically.
+The actor is what plays: the network computes exactly what SB3's policy computes to choose an
+action (features -> actor MLP -> action logits), with the same float32 weights, so the loaded
+agent acts identically. The critic (SB3's ``value_net`` and the value side of its
+``mlp_extractor``, behind the same features) is stored too when the source has one, as
+``value_network`` in the metadata: the search bot values its leaves with it
+(``search:model=NAME,leaf=value``). A file without it (older kabenvs, an RLlib export) still
+loads; its network then has no value (``has_value`` is False).
 
 Importing this module does not import torch.
 """
@@ -133,6 +139,21 @@ def _network_problems(net: Any) -> list[str]:
     return problems
 
 
+def _value_network_problems(value: Any) -> list[str]:
+    if value is None:
+        return []  # no critic stored (older files, actor-only exports)
+    if not isinstance(value, dict) or set(value) != {"hidden", "activation"}:
+        return [f"value_network: {brief(value)} must be null or {{hidden, activation}}"]
+    problems = []
+    hidden = value["hidden"]
+    if not isinstance(hidden, list) or len(hidden) > MAX_LAYERS or not all(_is_int(h, 1, MAX_WIDTH) for h in hidden):
+        problems.append(f"value_network.hidden: {brief(hidden)} must be a list of at most {MAX_LAYERS} layer widths "
+                        f"in 1..{MAX_WIDTH}")
+    if value["activation"] not in ACTIVATIONS:
+        problems.append(f"value_network.activation: {brief(value['activation'])} must be one of {ACTIVATIONS}")
+    return problems
+
+
 def safe_metadata_problems(meta: Any) -> list[str]:
     if not isinstance(meta, dict):
         return [f"the metadata must be a JSON object, not {type(meta).__name__}"]
@@ -143,6 +164,7 @@ def safe_metadata_problems(meta: Any) -> list[str]:
     if not isinstance(fp, dict) or not all(_is_hash(fp.get(k)) for k in ("observation_layout", "action_catalog")):
         problems.append("fingerprint: must hold the sha256 hex digests observation_layout and action_catalog")
     problems += _network_problems(meta.get("network"))
+    problems += _value_network_problems(meta.get("value_network"))
     if not _is_hash(meta.get("sha256")):
         problems.append(f"sha256: {brief(meta.get('sha256'))} must be a sha256 hex digest of the weights file")
     if not isinstance(meta.get("kabenvs_version"), str):
@@ -207,6 +229,13 @@ def expected_shapes(meta: dict[str, Any]) -> dict[str, tuple[int, ...]]:
         shapes[f"hidden.{i}.weight"], shapes[f"hidden.{i}.bias"] = (h, width), (h,)
         width = h
     shapes["action.weight"], shapes["action.bias"] = (meta["num_actions"], width), (meta["num_actions"],)
+    value = meta.get("value_network")
+    if value is not None:  # the critic reads the same features (the shared trunk, or the observation)
+        width = trunk["size"] if trunk is not None else meta["observation_size"]
+        for i, h in enumerate(value["hidden"]):
+            shapes[f"value_hidden.{i}.weight"], shapes[f"value_hidden.{i}.bias"] = (h, width), (h,)
+            width = h
+        shapes["value.weight"], shapes["value.bias"] = (1, width), (1,)
     return shapes
 
 
@@ -238,14 +267,10 @@ def actor_of_sb3_policy(policy) -> tuple[dict[str, Any], dict[str, Any]]:
     else:
         raise ModelLoadError(f"features extractor {type(extractor).__name__} is not one the safe format stores")
     layers = list(policy.mlp_extractor.policy_net)
-    if len(layers) % 2 or not all(isinstance(m, torch.nn.Linear) for m in layers[::2]):
-        raise ModelLoadError("the policy's actor network is not a plain stack of Linear + activation layers")
-    acts = {_activation_name(m) for m in layers[1::2]}
+    hidden, acts = _plain_stack(layers, "actor")
     if len(acts) > 1:
         raise ModelLoadError(f"the actor network mixes activations {sorted(acts)}")
-    hidden = []
     for i, linear in enumerate(layers[::2]):
-        hidden.append(int(linear.out_features))
         tensors[f"hidden.{i}.weight"], tensors[f"hidden.{i}.bias"] = linear.weight, linear.bias
     if not isinstance(policy.action_net, torch.nn.Linear):
         raise ModelLoadError("the policy's action head is not a Linear layer")
@@ -257,14 +282,64 @@ def actor_of_sb3_policy(policy) -> tuple[dict[str, Any], dict[str, Any]]:
     return network, tensors
 
 
-class ActorNetwork:
-    """A loaded safe model's network: observation batch -> action logits (torch, no grad)."""
+def _plain_stack(layers, what: str) -> tuple[list[int], set[str]]:
+    """Widths and activation names of a Linear + activation stack (refused otherwise)."""
+    import torch
 
-    def __init__(self, layers) -> None:
+    layers = list(layers)
+    if len(layers) % 2 or not all(isinstance(m, torch.nn.Linear) for m in layers[::2]):
+        raise ModelLoadError(f"the policy's {what} network is not a plain stack of Linear + activation layers")
+    return [int(m.out_features) for m in layers[::2]], {_activation_name(m) for m in layers[1::2]}
+
+
+def critic_of_sb3_policy(policy, network: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """``(value network metadata, tensors)`` of an SB3 actor-critic policy's critic, or
+    ``(None, {})`` when it has none the format can store: no ``value_net``, or a critic behind
+    features of its own (``share_features_extractor=False`` with a trunk; this project's
+    training shares them)."""
+    import torch
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    value_net = getattr(policy, "value_net", None)
+    mlp = getattr(policy, "mlp_extractor", None)
+    if not isinstance(value_net, torch.nn.Linear) or value_net.out_features != 1 or mlp is None:
+        return None, {}
+    vf = getattr(policy, "vf_features_extractor", None)
+    shared = vf is policy.pi_features_extractor
+    if not shared and not (isinstance(vf, FlattenExtractor) and network["trunk"] is None):
+        return None, {}
+    layers = list(mlp.value_net)
+    hidden, acts = _plain_stack(layers, "value")
+    if len(acts) > 1:
+        raise ModelLoadError(f"the value network mixes activations {sorted(acts)}")
+    tensors: dict[str, Any] = {}
+    for i, linear in enumerate(layers[::2]):
+        tensors[f"value_hidden.{i}.weight"], tensors[f"value_hidden.{i}.bias"] = linear.weight, linear.bias
+    tensors["value.weight"], tensors["value.bias"] = value_net.weight, value_net.bias
+    value = {"hidden": hidden, "activation": acts.pop() if acts else network["activation"]}
+    return value, {k: v.detach().to("cpu", torch.float32).contiguous().clone() for k, v in tensors.items()}
+
+
+class ActorNetwork:
+    """A loaded safe model's network: observation batch -> action logits (torch, no grad), and,
+    when the file holds a critic, -> values (``has_value``)."""
+
+    def __init__(self, layers, value_layers=None) -> None:
         self.layers = layers  # torch.nn.Sequential
+        self.value_layers = value_layers  # torch.nn.Sequential or None
+
+    @property
+    def has_value(self) -> bool:
+        return self.value_layers is not None
 
     def action_logits(self, obs):
         return self.layers(obs)
+
+    def values(self, obs):
+        """The critic's values, shape ``(batch, 1)`` like SB3's ``predict_values``."""
+        if self.value_layers is None:
+            raise ModelLoadError("this safe model holds no value head (saved without the critic)")
+        return self.value_layers(obs)
 
 
 def build_actor(meta: dict[str, Any], tensors: dict[str, Any]) -> ActorNetwork:
@@ -279,16 +354,22 @@ def build_actor(meta: dict[str, Any], tensors: dict[str, Any]) -> ActorNetwork:
         layer.bias = torch.nn.Parameter(b, requires_grad=False)
         return layer
 
-    modules = []
+    def head(features, prefix: str, widths, activation: str, out: str):
+        modules = list(features)
+        for i in range(len(widths)):
+            modules += [linear(f"{prefix}.{i}"), act[activation]()]
+        modules.append(linear(out))
+        stack = torch.nn.Sequential(*modules)
+        stack.eval()
+        return stack
+
     net = meta["network"]
-    if net["trunk"] is not None:
-        modules += [linear("trunk"), act[net["trunk"]["activation"]]()]
-    for i in range(len(net["hidden"])):
-        modules += [linear(f"hidden.{i}"), act[net["activation"]]()]
-    modules.append(linear("action"))
-    layers = torch.nn.Sequential(*modules)
-    layers.eval()
-    return ActorNetwork(layers)
+    features = [] if net["trunk"] is None else [linear("trunk"), act[net["trunk"]["activation"]]()]
+    layers = head(features, "hidden", net["hidden"], net["activation"], "action")
+    value = meta.get("value_network")
+    # the critic reads the same trunk modules as the actor: one set of shared weights
+    value_layers = None if value is None else head(features, "value_hidden", value["hidden"], value["activation"], "value")
+    return ActorNetwork(layers, value_layers)
 
 
 # -- files -----------------------------------------------------------------------------------------
@@ -303,26 +384,28 @@ def safe_paths(path: str | os.PathLike) -> tuple[Path, Path]:
 def save_safe(
     policy, path: str | os.PathLike, game: Game, extra: dict[str, Any] | None = None
 ) -> tuple[Path, dict[str, Any]]:
-    """Write an SB3 policy's actor as ``NAME.safetensors`` + ``NAME.json``; returns the weights path
-    and the metadata written. Each file is replaced atomically (weights first, then the metadata
-    that names their hash)."""
+    """Write an SB3 policy's actor, and its critic where it has one, as ``NAME.safetensors`` +
+    ``NAME.json``; returns the weights path and the metadata written. Each file is replaced
+    atomically (weights first, then the metadata that names their hash)."""
     network, tensors = actor_of_sb3_policy(policy)
-    return save_actor(network, tensors, path, game, extra)
+    value, value_tensors = critic_of_sb3_policy(policy, network)
+    return save_actor(network, {**tensors, **value_tensors}, path, game, extra, value_network=value)
 
 
 def save_actor(
     network: dict[str, Any], tensors: dict[str, Any], path: str | os.PathLike, game: Game,
-    extra: dict[str, Any] | None = None,
+    extra: dict[str, Any] | None = None, value_network: dict[str, Any] | None = None,
 ) -> tuple[Path, dict[str, Any]]:
     """Write an actor given as ``(network metadata, tensors)`` (float32, contiguous, named as
     ``expected_shapes`` says) as a safe model; what ``save_safe`` does after reading an SB3 policy,
-    and what other trainers (RLlib) export through."""
+    and what other trainers (RLlib) export through. ``value_network`` (``{hidden, activation}``)
+    declares critic tensors among ``tensors``; None stores none."""
     from safetensors.torch import save
 
     weights_path, meta_path = safe_paths(path)
     data = save(tensors)
-    meta = {"format": SAFE_FORMAT, **game_metadata(game), "network": network, "sha256": sha256_bytes(data),
-            "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
+    meta = {"format": SAFE_FORMAT, **game_metadata(game), "network": network, "value_network": value_network,
+            "sha256": sha256_bytes(data), "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     shapes = expected_shapes(meta)
     assert {k: tuple(v.shape) for k, v in tensors.items()} == shapes, "the actor does not fit the game's sizes"
     for key, value in (extra or {}).items():
@@ -397,6 +480,7 @@ def _check_tensors(tensors: dict[str, Any], shapes: dict[str, tuple[int, ...]], 
 
 
 __all__ = [
-    "ActorNetwork", "ModelLoadError", "SAFE_FORMAT", "check_compatible", "fingerprints", "game_metadata",
+    "ActorNetwork", "ModelLoadError", "SAFE_FORMAT", "check_compatible", "critic_of_sb3_policy", "fingerprints",
+    "game_metadata",
     "load_safe", "read_safe_metadata", "safe_paths", "save_safe",
 ]

@@ -3,7 +3,7 @@
     kabenvs export runs/old/final_model.zip models/kabaleo_2p --trust-pickle
     kabenvs export mine.zip models/mine --trust-pickle --game kabaleo_v0 --players 3
 
-Writes OUT.safetensors (the policy's weights) and OUT.json (checked metadata), which anyone can
+Writes OUT.safetensors (the policy's weights, and its critic's) and OUT.json (checked metadata), which anyone can
 load and play without running code from the file. Reading the archive unpickles Python objects
 from it, which runs any code its maker put there: hence the required --trust-pickle. The game
 comes from the archive's kabenvs metadata, or from --game/--players/--option for an archive that

@@ -30,7 +30,7 @@ pytest.importorskip("safetensors")
 
 from kabenvs.agents.base import Decision
 from kabenvs.agents.policy import (
-    ModelLoadError, export_model, load_agent, masked_logits, sample_decisions, save_model,
+    ModelLoadError, export_model, load_agent, masked_logits, policy_values, sample_decisions, save_model,
 )
 from kabenvs.core.errors import KabenvsError
 from kabenvs.core.registry import make_game
@@ -289,6 +289,10 @@ BAD = {
     "wrong tensor names": (None, _rename_head, "missing tensors: \\['action.weight'\\]"),
     "wrong tensor shape": (None, _widen_head, "tensor action.bias"),
     "network that does not match the tensors": (lambda m: m["network"].update(hidden=[8]), None, "hidden"),
+    "value network not a mapping": (_set("value_network", [8]), None, "value_network"),
+    "value network that does not match the tensors": (lambda m: m["value_network"].update(hidden=[4]), None,
+                                                      "value_hidden"),
+    "value tensors without a value network": (_set("value_network", None), None, "unexpected: \\['value"),
 }
 
 
@@ -348,6 +352,8 @@ def test_export_from_an_archive_acts_identically(saved, model, game, decisions, 
     expected, _ = model.predict(obs, action_masks=masks.astype(bool), deterministic=True)
     assert np.array_equal(agent.act_batch(obs, masks), expected)
     assert np.array_equal(masked_logits(agent.policy, obs, masks), masked_logits(model.policy, obs, masks))
+    assert meta["value_network"] == {"hidden": [8, 8], "activation": "tanh"}  # the critic came along
+    assert np.array_equal(policy_values(agent.policy, obs), policy_values(model.policy, obs))
     # with metadata next to the archive, the game comes from it (API)
     weights, _ = export_model(saved.with_suffix(".zip"), tmp_path / "again", trust_pickle=True)
     assert weights.read_bytes() == saved.with_suffix(".safetensors").read_bytes()
@@ -390,9 +396,11 @@ def test_network_without_a_trunk_round_trips(game, decisions, tmp_path):
     save_model(m, tmp_path / "flat.zip", game)
     meta = json.loads((tmp_path / "flat.json").read_text())
     assert meta["network"] == {"trunk": None, "hidden": [8], "activation": "relu"}
+    assert meta["value_network"] == {"hidden": [8], "activation": "relu"}
     obs, masks = decisions
     agent = load_agent(tmp_path / "flat", game)
     assert np.array_equal(masked_logits(agent.policy, obs, masks), masked_logits(m.policy, obs, masks))
+    assert np.array_equal(policy_values(agent.policy, obs), policy_values(m.policy, obs))
 
 
 # -- the console command and the web server load models the same way ---------------------------------

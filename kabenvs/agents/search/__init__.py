@@ -139,22 +139,20 @@ class SearchAgent:
 def model_prior(path: str, game: Game, trust_pickle: bool = False) -> Prior:
     """A ``prior`` from a trained model (``kabenvs.agents.policy.load_agent``): the policy's
     probabilities over the legal moves from the seat's own observation, and the critic's value
-    where the model has one. A safe model keeps the actor only, so its prior's value is None and
-    ``prior.has_values`` is False: leaves are then rolled out. A trusted SB3 archive
-    (``trust_pickle=True``) brings its critic too."""
-    from kabenvs.agents.policy import load_agent, masked_logits
+    where the model has one: a safe model saved with its value head (what training and
+    ``kabenvs export`` write), or a trusted SB3 archive (``trust_pickle=True``). A safe model
+    without one (older files, actor-only exports) gives None for the value and
+    ``prior.has_values`` is False: leaves are then rolled out."""
+    from kabenvs.agents.policy import load_agent, masked_logits, policy_values
+    from kabenvs.agents.safe_model import ActorNetwork
 
     agent = load_agent(path, game, seed=0, deterministic=True, trust_pickle=trust_pickle)
     policy = agent.policy
-    critic = policy if hasattr(policy, "predict_values") else None
-    import torch as th
+    has_values = policy.has_value if isinstance(policy, ActorNetwork) else hasattr(policy, "predict_values")
 
     def prior(state: State, player: int):
         obs = state.observation(player)[None, :].astype(np.float32)
-        value = None
-        if critic is not None:
-            with th.no_grad():
-                value = float(critic.predict_values(th.as_tensor(obs)).reshape(-1)[0])
+        value = float(policy_values(policy, obs)[0]) if has_values else None
         if player != state.current_player:
             return None, value
         logits = masked_logits(policy, obs, state.legal_mask()[None, :])[0]
@@ -163,7 +161,7 @@ def model_prior(path: str, game: Game, trust_pickle: bool = False) -> Prior:
         probs[finite] = np.exp(logits[finite] - logits[finite].max())
         return probs / probs.sum(), value
 
-    prior.has_values = critic is not None
+    prior.has_values = has_values
     return prior
 
 
@@ -187,8 +185,9 @@ def search_agent_from_spec(
             raise ConfigError(f"search model={path!r}: {exc}") from None
         if not prior.has_values:
             if options.get("leaf") == "value":
-                raise ConfigError(f"search leaf=value needs a model with a value head; {path!r} is a safe model, "
-                                  "which keeps the policy only: use leaf=rollout")
+                raise ConfigError(f"search leaf=value needs a model with a value head; {path!r} is a safe model "
+                                  "saved without one (the policy only): use leaf=rollout, or re-export it "
+                                  "from its archive (kabenvs export) to store the critic")
             options["leaf"] = "rollout"
     return SearchAgent(seed=seed, prior=prior, name=name, **options)
 
