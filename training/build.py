@@ -24,11 +24,18 @@ def set_threads(n: int) -> None:
 def make_pool(cfg: dict[str, Any], game: Game, warn: bool = True) -> OpponentPool:
     import numpy as np
 
+    from kabenvs.core.errors import ConfigError
+    from .config import TrainingConfigError
+
     sp = cfg["self_play"]
-    return OpponentPool(
-        game.env_id, sp["opponents"], sp["max_snapshots"],
-        rng=np.random.default_rng(cfg["algorithm"]["seed"] + 17), warn=warn,
-    )
+    try:
+        return OpponentPool(
+            game.env_id, sp["opponents"], sp["max_snapshots"],
+            rng=np.random.default_rng(cfg["algorithm"]["seed"] + 17), warn=warn,
+            search_spec=sp["search_spec"], game=game,
+        )
+    except ConfigError as exc:  # the search opponent's spec (its model= cannot be loaded for this game)
+        raise TrainingConfigError(f"self_play.search_spec={sp['search_spec']!r}: {exc}") from None
 
 
 def make_env(cfg: dict[str, Any], game: Game, pool: OpponentPool) -> SelfPlayVecEnv:

@@ -59,8 +59,12 @@ SCHEMA: dict[str, dict[str, Key]] = {
     "self_play": {
         "opponents": Key(
             "weights", {"self": 0.4, "snapshots": 0.3, "random": 0.2, "heuristic": 0.1},
-            choices=("self", "snapshots", "random", "heuristic"),
+            choices=("self", "snapshots", "random", "heuristic", "search"),
             doc="weight of each opponent kind; each opponent seat draws one kind per game",
+        ),
+        "search_spec": Key(
+            "str", "search:sims=20",
+            doc="the search bot that plays the 'search' opponents: a seat spec (docs/search.md)",
         ),
         "snapshot_interval": Key("int", 20_000, 1, doc="learner steps between snapshots of the policy"),
         "max_snapshots": Key("int", 10, 1, 1000, doc="oldest snapshots are dropped beyond this"),
@@ -240,6 +244,10 @@ def _engine_checks(cfg: dict[str, Any], given_ray: dict, source: str) -> None:
                 f"{source}: ray.{changed[0]} applies to engine: rllib only; this config trains with engine: sb3 "
                 "(set engine: rllib, or remove the ray section)")
         return
+    if cfg["self_play"]["opponents"].get("search", 0) > 0:
+        raise TrainingConfigError(
+            f"{source}: self_play.opponents.search={cfg['self_play']['opponents']['search']!r} is not supported "
+            "with engine: rllib (its env plays self, snapshots, random and heuristic opponents); it must be 0")
     for (section, key), (allowed, why) in _RLLIB_UNSUPPORTED.items():
         if cfg[section][key] != allowed:
             raise TrainingConfigError(
@@ -278,6 +286,13 @@ def _validate_game(game: Any, source: str) -> dict[str, Any]:
 
 
 def _cross_checks(cfg: dict[str, Any], source: str) -> None:
+    from kabenvs.agents.search.spec import parse_search_spec
+
+    spec = cfg["self_play"]["search_spec"]
+    try:
+        parse_search_spec(spec)  # a model= path is loaded (and checked) when the pool is built
+    except ConfigError as exc:
+        raise TrainingConfigError(f"{source}: self_play.search_spec={brief(spec)}: {exc}") from None
     alg = cfg["algorithm"]
     rollout = alg["n_envs"] * alg["n_steps"]
     if alg["batch_size"] > rollout:

@@ -2,10 +2,13 @@
 
 Kinds, mixed by configured weights: ``self`` (the current policy, updated in place as it
 learns), ``snapshots`` (frozen copies of the policy taken every N learner steps, one drawn
-uniformly), ``random`` (``RandomAgent``'s rule, vectorised) and ``heuristic`` (the game's bot).
-Each opponent seat of each game draws its opponent when the game is dealt.
+uniformly), ``random`` (``RandomAgent``'s rule, vectorised), ``heuristic`` (the game's bot) and
+``search`` (the search bot, ``kabenvs.agents.search``, as ``search_spec`` names it; one agent,
+built with the pool, answers every search seat: it keeps nothing between moves but its
+generator). Each opponent seat of each game draws its opponent when the game is dealt.
 
-An opponent is named by a key: ``"self"``, ``"snap:<step>"``, ``"random"``, ``"heuristic"``; the
+An opponent is named by a key: ``"self"``, ``"snap:<step>"``, ``"random"``, ``"heuristic"``,
+``"search"``; the
 vectorised env groups pending decisions by key so a policy answers all of its decisions across
 the games in one forward pass.
 """
@@ -18,7 +21,9 @@ from collections import OrderedDict
 
 import numpy as np
 
-KINDS = ("self", "snapshots", "random", "heuristic")
+KINDS = ("self", "snapshots", "random", "heuristic", "search")
+BOT_KINDS = ("random", "heuristic", "search")  # opponents that are no network of the pool
+DEFAULT_SEARCH_SPEC = "search:sims=20"
 
 
 def heuristic_available(env_id: str) -> tuple[bool, str]:
@@ -40,7 +45,11 @@ class OpponentPool:
         max_snapshots: int = 10,
         rng: np.random.Generator | None = None,
         warn: bool = True,
+        search_spec: str = DEFAULT_SEARCH_SPEC,
+        game=None,
     ) -> None:
+        """``game`` (the ``Game`` trained on) is what a ``search_spec`` with ``model=`` is checked
+        against; without it the env id's default game stands in."""
         self.env_id = env_id
         self.rng = rng if rng is not None else np.random.default_rng()
         self.max_snapshots = max_snapshots
@@ -57,6 +66,13 @@ class OpponentPool:
         if sum(w.values()) <= 0:
             raise ValueError(f"opponent weights {weights} are all zero")
         self.weights = w
+        self.search_spec = search_spec
+        self.search_agent = None
+        if w["search"] > 0:
+            from kabenvs.agents.search import search_agent_from_spec
+
+            self.search_agent = search_agent_from_spec(search_spec, game if game is not None else env_id,
+                                                       seed=int(self.rng.integers(2**31)))
         self._kinds = [k for k in KINDS if w[k] > 0]
         p = np.array([w[k] for k in self._kinds])
         self._probs = p / p.sum()
@@ -106,6 +122,11 @@ class OpponentPool:
     @property
     def uses_heuristic(self) -> bool:
         return self.weights["heuristic"] > 0
+
+    def reseed_search(self, seed: int) -> None:
+        """A fresh generator for the search opponent (the env's ``reset`` with a seed)."""
+        if self.search_agent is not None:
+            self.search_agent.rng = np.random.default_rng(seed)
 
 
 def _frozen_copy(policy):

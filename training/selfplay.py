@@ -29,7 +29,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from kabenvs.agents.base import Decision
 from kabenvs.agents.policy import policy_actions
 from kabenvs.core.game import Game, State
-from .pool import OpponentPool
+from .pool import BOT_KINDS, OpponentPool
 
 
 class SelfPlayVecEnv(VecEnv):
@@ -76,7 +76,7 @@ class SelfPlayVecEnv(VecEnv):
         self.opponents[i] = ["" if p == self.learner[i] else self.pool.sample() for p in range(n)]
         # Hold the opponents' networks for the whole game: the pool may drop a snapshot meanwhile.
         self.seat_policies[i] = [
-            self.pool.policy(k) if k not in ("", "random", "heuristic") else None for k in self.opponents[i]
+            self.pool.policy(k) if k not in ("", *BOT_KINDS) else None for k in self.opponents[i]
         ]
         if "heuristic" in self.opponents[i] and i not in self._heuristics:
             from kabenvs.agents import heuristic_agent
@@ -114,6 +114,10 @@ class SelfPlayVecEnv(VecEnv):
                     for i in idx:
                         st = self.states[i]
                         chosen.append((i, int(self._heuristics[i].act(Decision(st.current_player, st)))))
+                elif key == "search":
+                    for i in idx:
+                        st = self.states[i]
+                        chosen.append((i, int(self.pool.search_agent.act(Decision(st.current_player, st)))))
                 else:
                     obs = np.stack([self.states[i].observation(self.states[i].current_player) for i in idx])
                     masks = np.stack([self.states[i].legal_mask() for i in idx])
@@ -161,6 +165,7 @@ class SelfPlayVecEnv(VecEnv):
         if self._seeds[0] is not None:
             self.rng = np.random.default_rng(self._seeds[0])
             self.pool.rng = np.random.default_rng(self._seeds[0] + 1_000_003)
+            self.pool.reseed_search(self._seeds[0] + 2_000_003)
         self._reset_seeds()
         self._heuristics.clear()
         self._start_games(list(range(self.num_envs)))

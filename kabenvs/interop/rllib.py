@@ -191,7 +191,7 @@ class KabenvsSelfPlayEnv(KabenvsMultiAgentEnv):
     """Self-play with an opponent pool, as the ``engine: rllib`` trainer runs it.
 
     At every reset one seat is the learner, and each other seat draws an opponent kind by the
-    weights in ``config["opponents"]`` (the same kinds and meaning as the SB3 pool):
+    weights in ``config["opponents"]`` (the same kinds and meaning as the SB3 pool, less ``search``):
     ``self`` and the learner's seat are agents ``"main:<seat>"`` (policy ``main``, trained on every
     such seat's moves), ``snapshots`` are agents ``"snap_<k>:<seat>"`` played by the frozen
     policy ``snap_<k>`` (``set_snapshots(n)`` says how many slots hold a snapshot; before the first

@@ -47,6 +47,12 @@ def test_defaults_fill_in():
         (ok_raw(algorithm={"learning_rate": 0}), "algorithm.learning_rate=0.0 is out of range; it must be > 0.0"),
         (ok_raw(self_play={"opponents": {"self": -1}}), "opponents.self=-1 must be a number >= 0"),
         (ok_raw(self_play={"opponents": {"self": 0}}), "must not all be 0"),
+        (ok_raw(self_play={"search_spec": "search:sims=0"}), "self_play.search_spec='search:sims=0': search option sims=0"),
+        (ok_raw(self_play={"search_spec": "heuristic"}), "self_play.search_spec='heuristic': 'heuristic' is not a search spec"),
+        (ok_raw(self_play={"search_spec": "search:simz=5"}), "unknown search option 'simz'"),
+        (ok_raw(self_play={"search_spec": 20}), "self_play.search_spec=20 must be a non-empty string"),
+        (ok_raw(engine="rllib", self_play={"opponents": {"self": 1, "search": 0.1}}),
+         "self_play.opponents.search=0.1 is not supported with engine: rllib"),
         (ok_raw(algorithm={"n_envs": 2, "n_steps": 4, "batch_size": 64}), "batch_size=64 is larger than a rollout"),
         # the game section
         ({"game": {"env_id": "kabaleo_v1"}}, "game.env_id='kabaleo_v1' is not a registered env id (did you mean 'kabaleo_v0'?)"),

@@ -86,3 +86,24 @@ def test_missing_heuristic_bot_moves_its_weight_to_random():
 def test_all_zero_weights_rejected():
     with pytest.raises(ValueError, match="all zero"):
         OpponentPool("kabaleo_v0", {"self": 0.0})
+
+
+def test_search_opponents_are_drawn_and_built_from_the_spec():
+    pool = OpponentPool("kabaleo_v0", {"self": 0.5, "search": 0.5}, rng=np.random.default_rng(0),
+                        search_spec="search:sims=3,rollout=heuristic")
+    counts = Counter(pool.sample() for _ in range(2000))
+    assert set(counts) == {"self", "search"} and abs(counts["search"] / 2000 - 0.5) < 0.05
+    assert pool.search_agent.sims == 3 and pool.search_agent.rollout == "heuristic"
+    assert OpponentPool("kabaleo_v0", {"self": 1.0}).search_agent is None  # built only when drawn
+
+
+def test_a_search_spec_whose_model_cannot_load_is_one_config_error(tmp_path):
+    from kabenvs.core.registry import make_game
+    from training.build import make_pool
+    from training.config import TrainingConfigError, validate
+
+    cfg = validate({"game": {"env_id": "kabaleo_v0", "num_players": 2},
+                    "self_play": {"opponents": {"search": 1.0}, "search_spec": f"search:model={tmp_path / 'none'}"}})
+    with pytest.raises(TrainingConfigError, match="self_play.search_spec=.*does not exist") as err:
+        make_pool(cfg, make_game("kabaleo_v0", num_players=2), warn=False)
+    assert "\n" not in str(err.value)

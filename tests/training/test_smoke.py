@@ -88,3 +88,27 @@ def test_smoke_every_registered_game(tmp_path, env_id):
         assert trainer.model.num_timesteps >= 512
         assert (trainer.run.path / "final_model.zip").is_file()
         assert reports  # at least the random baseline
+
+
+def test_a_run_with_search_opponents_asks_them_to_move(tmp_path, monkeypatch):
+    """A few hundred learner steps against a pool that holds the search bot: it is asked to move
+    (and answers legally: the env would fail on an illegal action)."""
+    from kabenvs.agents.search import SearchAgent
+
+    asked = []
+    real = SearchAgent.act
+
+    def counting(self, decision):
+        asked.append(decision.player)
+        return real(self, decision)
+
+    monkeypatch.setattr(SearchAgent, "act", counting)
+    cfg = tiny_config(tmp_path, steps=256, num_players=2)
+    cfg["self_play"] = {**cfg["self_play"], "opponents": {"self": 0.5, "search": 0.5},
+                        "search_spec": "search:sims=2"}
+    cfg["evaluation"] = {**cfg["evaluation"], "baselines": ["random"], "final_deals": 1}
+    trainer, reports = train(cfg, echo=lambda *a: None)
+    assert trainer.model.num_timesteps >= 256
+    assert trainer.pool.search_agent is not None and trainer.pool.search_agent.sims == 2
+    assert len(asked) > 10
+    assert trainer.pool.search_agent.last_iterations in (0, 2)
