@@ -6,7 +6,8 @@
 
 Speed: for each game at 2 players and at its largest table, positions are taken from random
 games (every 7th decision with a real choice) and searched for ``--seconds`` in all; the row is
-simulations (iterations: one world, one walk down the tree, one rollout) per second.
+simulations (iterations: one world, one walk down the tree, one rollout) per second
+(``kabenvs.agents.search.speed``, which ``kabenvs benchmark --search`` reports too).
 
 ``--versus KIND``: the search bot against ``KIND`` (``heuristic`` or ``random``) at 2 players,
 deals paired with the seats swapped (``kabenvs.agents.arena.play_match``, one deal at a time so
@@ -21,53 +22,18 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import kabenvs  # noqa: E402
 from kabenvs.agents.base import Decision  # noqa: E402
-from kabenvs.agents.search import SearchAgent, parse_search_spec, search_agent_from_spec  # noqa: E402
+from kabenvs.agents.search import parse_search_spec, search_agent_from_spec  # noqa: E402
+from kabenvs.agents.search.speed import sims_per_second  # noqa: E402  (shared with kabenvs benchmark --search)
 from kabenvs.core.registry import game_class, make_game  # noqa: E402
 
 
 def largest_table(env_id: str) -> int:
     counts = game_class(env_id).Config.PLAYER_COUNTS
     return max(counts)
-
-
-def positions(game, count: int, seed: int) -> list:
-    """Positions with a real choice, spread over whole random games."""
-    rng = np.random.default_rng(seed)
-    out, k = [], 0
-    while len(out) < count:
-        state = game.new_state(rng)
-        while state.current_player is not None and len(out) < count:
-            legal = state.legal_actions()
-            if len(legal) > 1:
-                k += 1
-                if k % 7 == 0:
-                    out.append(state.clone())
-            state.apply(legal[int(rng.integers(len(legal)))])
-    return out
-
-
-def sims_per_second(env_id: str, players: int, spec: str, seconds: float, seed: int = 0) -> dict:
-    game = make_game(env_id, num_players=players)
-    options = parse_search_spec(spec)
-    options.pop("sims", None)
-    options.pop("time", None)
-    states = positions(game, 6, seed)
-    per = seconds / len(states)
-    sims = spent = 0
-    for i, state in enumerate(states):
-        agent = SearchAgent(seed=seed + i, time=per, **options)
-        t0 = time.perf_counter()
-        agent.search(state, state.current_player)
-        spent += time.perf_counter() - t0
-        sims += agent.last_iterations
-    return {"env_id": env_id, "players": players, "spec": spec, "sims": sims, "seconds": round(spent, 2),
-            "sims_per_s": round(sims / spent, 1)}
 
 
 class Timed:

@@ -2,6 +2,7 @@
 
     kabenvs benchmark [--seconds 3] [--env kabaleo_v0 ...] [--all-configs] [--json]
                       [--training [--training-seconds 60]]
+                      [--search [--search-seconds 3] [--search-spec search:rollout=heuristic]]
 
 Rows:
 * ``AEC``: random legal play through the full AEC loop - ``agent_iter``, ``last()`` with the
@@ -14,6 +15,10 @@ Rows:
 * ``--training``: learner environment steps per second of MaskablePPO learning on this machine,
   per game with 2 players, next to PettingZoo's SB3 action-masking tutorial pattern on
   connect_four_v3 (see ``training/throughput.py``).
+* ``--search``: simulations per second of the search bot (``kabenvs.agents.search``, the spec
+  ``--search-spec``, default ISMCTS with random rollouts), per game at its smallest and largest
+  player count, on positions of random games (``kabenvs.agents.search.speed``, what
+  ``scripts/search_benchmark.py`` measures too).
 
 Every row uses the same cheap picker (``random.choice`` over the mask's nonzero indices), so the
 numbers compare the environments, not the pickers.
@@ -132,12 +137,17 @@ def bench_parts(game, seconds: float, seed: int = 0) -> dict:
             "names_us": names * per, "steps": steps}
 
 
+def extreme_player_counts(env_id: str) -> list[int]:
+    """A game's smallest and largest player count (one number when it has one)."""
+    counts = sorted(game_class(env_id).Config.PLAYER_COUNTS)
+    return sorted({counts[0], counts[-1]})
+
+
 def parts_rows(env_ids: list[str], seconds: float) -> list[dict]:
     """Per-part costs at each game's smallest and largest player count (default configs)."""
     rows = []
     for eid in env_ids:
-        counts = sorted(game_class(eid).Config.PLAYER_COUNTS)
-        for players in sorted({counts[0], counts[-1]}):
+        for players in extreme_player_counts(eid):
             env = kabenvs.make(eid, num_players=players)
             aec = bench_aec(env, seconds)
             parts = bench_parts(env.game, seconds)
@@ -183,6 +193,19 @@ def training_rows(env_ids: list[str], seconds: float) -> list[dict]:
     return rows
 
 
+def search_rows(env_ids: list[str], seconds: float, spec: str = "search") -> list[dict]:
+    """The search bot's simulations per second at each game's smallest and largest player count."""
+    from kabenvs.agents.search.speed import sims_per_second
+
+    rows = []
+    for eid in env_ids:
+        for players in extreme_player_counts(eid):
+            r = sims_per_second(eid, players, spec, seconds)
+            rows.append({"env": eid, "loop": "search", "config": {"num_players": players}, "spec": spec,
+                         "sims": r["sims"], "seconds": r["seconds"], "sims_per_s": r["sims_per_s"]})
+    return rows
+
+
 def _train_rate(row: dict) -> float:
     """Learner env steps per second of a training row (``training/throughput.py`` says
     ``steps_per_s``; older JSON files said ``env_steps_per_s``)."""
@@ -195,7 +218,7 @@ def format_table(rows: list[dict]) -> str:
     lines = [f"{'env':<34} {'loop':<5} {'agent-steps/s':>13} {'games/s':>9} {'mean len':>9} "
              f"{'x tictactoe':>11} {'x connect4':>10}  config"]
     for r in rows:
-        if r["loop"] in ("train", "parts"):
+        if r["loop"] in ("train", "parts", "search"):
             continue
         sps = r["agent_steps_per_s"]
         t = sps / ref["tictactoe_v3"] if ref.get("tictactoe_v3") else float("nan")
@@ -224,6 +247,12 @@ def format_table(rows: list[dict]) -> str:
             lines.append(f"{r['env']:<52} {rate:>11,.0f} {ratio:>10.2f} "
                          f"{r.get('share_env', float('nan')):>6.0%} {r.get('share_opponents', float('nan')):>9.0%} "
                          f"{r.get('share_update', float('nan')):>7.0%}")
+    search = [r for r in rows if r["loop"] == "search"]
+    if search:
+        lines.append(f"\n{'search bot':<34} {'players':>7} {'sims/s':>9} {'sims':>7}  spec")
+        for r in search:
+            lines.append(f"{r['env']:<34} {r['config']['num_players']:>7} {r['sims_per_s']:>9,.1f} "
+                         f"{r['sims']:>7}  {r['spec']}")
     return "\n".join(lines)
 
 
@@ -241,8 +270,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="skip the per-part costs at the smallest and largest player counts")
     parser.add_argument("--training", action="store_true", help="add MaskablePPO training throughput rows")
     parser.add_argument("--training-seconds", type=float, default=60.0)
+    parser.add_argument("--search", action="store_true",
+                        help="add the search bot's simulations per second at each game's smallest and largest table")
+    parser.add_argument("--search-seconds", type=float, default=3.0, help="search time per --search row (default 3)")
+    parser.add_argument("--search-spec", default="search",
+                        help="the search bot measured, a seat spec (default: search; its sims/time are replaced)")
     args = parser.parse_args(argv)
-    for name in ("seconds", "training_seconds"):
+    for name in ("seconds", "training_seconds", "search_seconds"):
         value = getattr(args, name)
         if not 0 < value <= 86_400:  # also refuses nan, which compares false with everything
             parser.error(f"--{name.replace('_', '-')}={value} must be a number of seconds in (0, 86400]")
@@ -250,6 +284,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for eid in env_ids:
             game_class(eid)
+        if args.search:
+            from kabenvs.agents.search import parse_search_spec
+
+            parse_search_spec(args.search_spec)  # a bad spec fails before any work
     except ConfigError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -258,6 +296,12 @@ def main(argv: list[str] | None = None) -> int:
         rows += parts_rows(env_ids, args.seconds)
     if args.training:
         rows += training_rows(env_ids, args.training_seconds)
+    if args.search:
+        try:
+            rows += search_rows(env_ids, args.search_seconds, args.search_spec)
+        except ConfigError as exc:  # a model= that does not load for a game or player count measured
+            print(f"error: --search-spec: {' '.join(str(exc).split())}", file=sys.stderr)
+            return 2
     if args.json:
         print(json.dumps({"machine": platform.machine(), "python": platform.python_version(),
                           "kabenvs": kabenvs.__version__, "rows": rows}, indent=2))

@@ -201,7 +201,8 @@ def test_train_into_an_output_folder_that_cannot_be_made(tmp_path, capsys):
     ["train"], ["train", "c.yaml", "--bogus"], ["benchmark", "--seconds", "abc"], ["serve", "--port", "abc"],
     ["benchmark", "--seconds", "-1"], ["benchmark", "--seconds", "nan"], ["benchmark", "--env", "nope"],
     ["serve", "--pace", "-1"], ["evaluate", "random", "--deals", "many"], ["export", "--bogus"],
-    ["play", "--bogus"], ["nosuch"],
+    ["play", "--bogus"], ["nosuch"], ["benchmark", "--search", "--search-seconds", "0"],
+    ["benchmark", "--env", "kabaleo_v0", "--search", "--search-spec", "search:sims=-3"],
 ])
 def test_every_kabenvs_command_says_a_bad_command_line_in_one_line(argv, capsys):
     from kabenvs.cli import main

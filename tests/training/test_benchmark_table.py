@@ -67,3 +67,27 @@ def test_the_command_runs_end_to_end(capsys):
     assert "pettingzoo connect_four_v3" in out and "pettingzoo tictactoe_v3" in out
     assert any(line.startswith("kabaleo_v0") and " raw " in line for line in out.splitlines())
     assert "x connect4" in out
+
+
+def test_search_rows_at_the_smallest_and_largest_table(capsys):
+    """--search: the search bot's simulations per second, per game at its smallest and largest
+    player count, in the table and in --json (tiny budgets)."""
+    import json
+
+    bench = _benchmark()
+    argv = ["--seconds", "0.01", "--no-parts", "--env", "kabaleo_v0", "barakka_v0",
+            "--search", "--search-seconds", "0.05"]
+    assert bench.main(argv) == 0
+    lines = capsys.readouterr().out.splitlines()
+    head = lines.index(next(line for line in lines if line.startswith("search bot")))
+    rows = [line.split() for line in lines[head + 1:]]
+    assert [(r[0], r[1]) for r in rows] == [("kabaleo_v0", "2"), ("kabaleo_v0", "4"),
+                                            ("barakka_v0", "1"), ("barakka_v0", "2")]
+    assert all(float(r[2].replace(",", "")) > 0 and int(r[3]) > 0 and r[4] == "search" for r in rows)
+    assert bench.main([*argv[:-4], "--search", "--search-seconds", "0.05",
+                       "--search-spec", "search:rollout=heuristic", "--json"]) == 0
+    search = [r for r in json.loads(capsys.readouterr().out)["rows"] if r["loop"] == "search"]
+    assert [r["config"]["num_players"] for r in search] == [2, 4]
+    assert all(r["sims_per_s"] > 0 and r["spec"] == "search:rollout=heuristic" for r in search)
+    assert bench.main([*argv, "--search-spec", "search:simz=3"]) == 2
+    assert "simz" in capsys.readouterr().err
