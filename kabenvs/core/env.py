@@ -119,7 +119,7 @@ class GameEnv(AECEnv):
         else:
             names = [state.action_name_for(action, seat) for seat in range(len(self.possible_agents))]
         self._cumulative_rewards[agent] = 0.0
-        state.apply(action)
+        state._apply_checked(action)  # checked above
         self._steps += 1
         for a in self.agents:
             self.rewards[a] = 0.0

@@ -183,7 +183,7 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
         # replays resampled worlds with every check): applied without the legality check
         world.history.append(a)
         world._apply(a)
-        world._legal = world._legal_set = None
+        world._forget_legal()
     world.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
     world._reset_caches()
     return world
@@ -215,7 +215,7 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
         # the real game's own moves: legal by construction, so the legality check is skipped
         replay.history.append(a)
         replay._apply(a)
-        replay._legal = replay._legal_set = None
+        replay._forget_legal()
         seen |= visible(replay, p)
     memo[key] = (seen, taken, barred)
     return memo[key]

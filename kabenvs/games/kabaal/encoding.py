@@ -163,6 +163,21 @@ class Encoder:
         ]
         # void_table[mask]: the columns of the voids block set in a voids bitmask
         self.void_table = [[c for c in range(NUM_COLOURS + 1) if mask >> c & 1] for mask in range(32)]
+        # Two sections are kept per seat between calls (_SeatMemo), each a contiguous run of blocks
+        # copied in with one slice assignment: the board (board, face_down), which only board
+        # moves change, and the round's start board and board moves (round_start_board ..
+        # board_moves_part), set once a round and then only extended by the moves appended.
+        names = [b for b in lay.blocks()]
+        for first, last in (("board", "face_down"), ("round_start_board", "board_moves_part")):
+            run = names[names.index(first):names.index(last) + 1]
+            assert all(lay[a].stop == lay.offset(b) for a, b in zip(run, run[1:]))
+        self.board_run = slice(self.board, lay["face_down"].stop)
+        # encode's per-seat counts, in the order of its ``scalars`` list, and their scales
+        counts = ((self.hand_size, 1.0 / 8.0), (self.supply, 1.0 / CULTISTS_PER_PLAYER), (self.altar, 1.0 / 3.0),
+                  (self.tricks_won, 1.0 / TRICKS_PER_ROUND), (self.passes_chosen, 0.5))
+        self.scalar_index = np.array([o + r for o, _ in counts for r in range(n)])
+        self.scalar_scale = np.array([scale for _, scale in counts for _ in range(n)], dtype=np.float32)
+        self.log_run = slice(self.start_board, lay["board_moves_part"].stop)
 
     def encode(self, s: "KabaalState", me: int) -> np.ndarray:
         n = self.n
@@ -211,11 +226,8 @@ class Encoder:
             scalars[2 * n + r] = s.altar[p]
             scalars[3 * n + r] = s.tricks_won[p]
             scalars[4 * n + r] = len(s.passing[p])
-        buf[self.hand_size:self.hand_size + n] = scalars[:n]
-        buf[self.supply:self.supply + n] = scalars[n:2 * n]
-        buf[self.altar:self.altar + n] = scalars[2 * n:3 * n]
-        buf[self.tricks_won:self.tricks_won + n] = scalars[3 * n:4 * n]
-        buf[self.passes_chosen:self.passes_chosen + n] = scalars[4 * n:]
+        # the five count blocks in one store, scaled in float32 (as a scaled float32 block would be)
+        buf[self.scalar_index] = np.array(scalars, dtype=np.float32) * self.scalar_scale
         o = self.passing
         if s.passing[me]:
             ones += [o + k for k in s.passing[me]]
@@ -235,13 +247,16 @@ class Encoder:
             o = self.trick
             ones += [o + rel[seat] * C + k for seat, k in zip(s.trick_seats, s.trick_cards)]
             add(self.leader + rel[s.trick_seats[0]])
-        o = self.board
         table = self.board_table[me]
-        for a, mask in enumerate(s.board):
-            if mask:
-                ones += [o + a * n + r for r in table[mask]]
-        if any(s.face_down):
-            ones += [self.face_down + a for a, d in enumerate(s.face_down) if d]
+        memo = s._enc_memo.get(me)
+        if memo is None:
+            memo = s._enc_memo[me] = _SeatMemo(self)
+        key = (tuple(s.board), tuple(s.face_down))
+        if memo.board_key != key:
+            memo.board_key = key
+            memo.board_vec[:] = 0.0
+            memo.board_vec[self._board_indices(s.board, s.face_down, table, 0, self.face_down - self.board)] = 1.0
+        buf[self.board_run] = memo.board_vec
         if s.actor is not None:
             add(self.actor + rel[s.actor])
         if s.pusher is not None:
@@ -265,15 +280,7 @@ class Encoder:
                 ones += [o + rel[q] * NUM_AREAS + a for a in line]
             if s.phase == "flip_down":
                 ones += [self.flip_line + a for a in s.flip_queue[0][1]]
-        rs = s.round_start
-        o = self.start_board
-        for a, mask in enumerate(rs["board"]):
-            if mask:
-                ones += [o + a * n + r for r in table[mask]]
-        if any(rs["face_down"]):
-            ones += [self.start_down + a for a, d in enumerate(rs["face_down"]) if d]
-        if s.board_log:
-            self._encode_moves(s.board_log, rel, ones, vals, fracs)
+        buf[self.log_run] = self._log_vector(s, memo, table, rel)
         if s.last_move:
             mover, action = s.last_move
             add(self.last_mover + rel[mover])
@@ -282,31 +289,70 @@ class Encoder:
         buf[ones] = 1.0
         if vals:
             buf[vals] = fracs
-        # scale the counts written above
-        buf[self.hand_size:self.hand_size + n] *= 1.0 / 8.0
-        buf[self.supply:self.supply + n] *= 1.0 / CULTISTS_PER_PLAYER
-        buf[self.altar:self.altar + n] *= 1.0 / 3.0
-        buf[self.tricks_won:self.tricks_won + n] *= 1.0 / TRICKS_PER_ROUND
-        buf[self.passes_chosen:self.passes_chosen + n] *= 0.5
         buf[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
         buf[self.round] = s.round / self.max_rounds
         return buf
 
-    def _encode_moves(self, log, rel, ones, vals, fracs) -> None:
-        """The round's board moves, row i = the i-th (indices appended to ``ones`` / ``vals``)."""
-        n, A, K = self.n, NUM_AREAS, len(MOVE_KINDS)
-        who, kind, cult, src, dst = self.mv_who, self.mv_kind, self.mv_cult, self.mv_from, self.mv_to
-        add = ones.append
-        for i, (p, k, q, a, b, forced, part) in enumerate(log):
-            add(who + i * n + rel[p])
-            add(kind + i * K + k)
-            if q >= 0:
-                add(cult + i * n + rel[q])
-            if a >= 0:
-                add(src + i * A + a)
-            if b >= 0:
-                add(dst + i * A + b)
-            if forced:
-                add(self.mv_forced + i)
-            vals.append(self.mv_part + i)
-            fracs.append(PART_VALUE[part])
+    def _board_indices(self, board, face_down, table, o: int, down: int) -> list[int]:
+        """Indices (from ``o``) set to 1 for a board and its face-down cards; ``down``: the
+        face-down block's offset from the board block's."""
+        n = self.n
+        ones = [o + down + a for a, d in enumerate(face_down) if d] if any(face_down) else []
+        for a, mask in enumerate(board):
+            if mask:
+                ones += [o + a * n + r for r in table[mask]]
+        return ones
+
+    def _log_vector(self, s: "KabaalState", memo: "_SeatMemo", table, rel) -> np.ndarray:
+        """The round_start_* and board_moves_* blocks for this seat, kept in ``memo``: rebuilt when
+        the round's start changed (a new round) or the log is not the one extended so far, else
+        only the moves appended since the last call are written."""
+        rs = s.round_start
+        log = s.board_log
+        vec = memo.log_vec
+        key = (tuple(rs["board"]), tuple(rs["face_down"]))
+        done = memo.log_rows
+        if (memo.log_key != key or memo.log is not log or len(log) < done
+                or (done and tuple(log[done - 1]) != memo.log_last)):
+            memo.log_key, memo.log, memo.log_rows, done = key, log, 0, 0
+            vec[:] = 0.0
+            vec[self._board_indices(rs["board"], rs["face_down"], table, 0, self.start_down - self.start_board)] = 1.0
+        if len(log) > done:
+            n, A, K = self.n, NUM_AREAS, len(MOVE_KINDS)
+            base = self.start_board
+            who, kind, cult = self.mv_who - base, self.mv_kind - base, self.mv_cult - base
+            src, dst = self.mv_from - base, self.mv_to - base
+            forced_at, part_at = self.mv_forced - base, self.mv_part - base
+            for i in range(done, len(log)):
+                p, k, q, a, b, forced, part = log[i]
+                vec[who + i * n + rel[p]] = 1.0
+                vec[kind + i * K + k] = 1.0
+                if q >= 0:
+                    vec[cult + i * n + rel[q]] = 1.0
+                if a >= 0:
+                    vec[src + i * A + a] = 1.0
+                if b >= 0:
+                    vec[dst + i * A + b] = 1.0
+                if forced:
+                    vec[forced_at + i] = 1.0
+                vec[part_at + i] = PART_VALUE[part]
+            memo.log_rows = len(log)
+            memo.log_last = tuple(log[-1])
+        return vec
+
+
+class _SeatMemo:
+    """One seat's slow-changing observation sections (see Encoder.__init__), kept on the state as
+    ``_enc_memo[seat]`` and dropped with its other caches (clones, restores, resampled worlds
+    start without one). Its vectors are copied into each observation, never handed out."""
+
+    __slots__ = ("board_key", "board_vec", "log_key", "log", "log_rows", "log_last", "log_vec")
+
+    def __init__(self, enc: Encoder) -> None:
+        self.board_key = None
+        self.board_vec = np.zeros(enc.board_run.stop - enc.board_run.start, dtype=np.float32)
+        self.log_key = None
+        self.log = None
+        self.log_rows = 0
+        self.log_last = None
+        self.log_vec = np.zeros(enc.log_run.stop - enc.log_run.start, dtype=np.float32)

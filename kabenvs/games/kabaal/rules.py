@@ -898,6 +898,10 @@ class KabaalState(State):
     def observation(self, player: int) -> np.ndarray:
         return self.game.encoder.encode(self, player)
 
+    def _reset_caches(self) -> None:
+        super()._reset_caches()
+        self._enc_memo: dict = {}  # encoding._SeatMemo per seat: the observation's slow sections
+
     # Resampling (see docs/games/kabaal.md, "How resampling works"). Every round deals the whole
     # deck afresh and nothing hidden outlives a round, so a world differs from the real game only
     # in the current round: its ``start`` is the current round's deal (the real history before it

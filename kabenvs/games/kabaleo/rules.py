@@ -122,11 +122,12 @@ class KabaleoGame(Game):
             b: lay.offset(b) - lay.offset("base") for b in ("base", "top", "under", "height", "stack", "board_count")
         }
         # For the derived gain blocks: recolour[old, new] is the change in spots per colour when
-        # one spot goes from showing `old` to showing `new`.
+        # one spot goes from showing `old` to showing `new` (others_gain is its max in closed form).
         eye = np.eye(self.num_colours, dtype=np.int64)
         self.recolour = eye[None, :, :] - eye[:, None, :]
         # mine_gain[me][old, new]: change in spots showing `me` when one spot goes old -> new
         self.mine_gain = np.stack([eye[:, me][None, :] - eye[:, me][:, None] for me in range(self.num_colours)])
+        self.mine_gain_flat = [row.ravel().tolist() for row in self.mine_gain]
         assert lay["gain_mine"].stop == lay.offset("gain_lead")  # written together
         self.gain_slice = slice(lay.offset("gain_mine"), lay["gain_lead"].stop)
         # The move_* blocks are cached per seat (KabaleoState._log_vectors), copied in one go.
@@ -147,13 +148,30 @@ class KabaleoGame(Game):
         if table is None:
             if len(self._gain_tables) >= 100_000:
                 self._gain_tables.clear()  # bounds the memory; the tables are cheap to redo
-            others = np.array(counts)
-            others[mine] = -self.num_spots  # never the maximum
-            others_gain = (others + self.recolour).max(axis=2) - others.max()
-            mine_gain = self.mine_gain[mine]
-            table = np.stack([mine_gain, (mine_gain - others_gain) * 0.5]).reshape(2, -1).astype(np.float32)
+            mine_gain = self.mine_gain_flat[mine]
+            lead = [(m - o) * 0.5 for m, o in zip(mine_gain, self.others_gain(mine, counts))]
+            table = np.array([mine_gain, lead], dtype=np.float32)
             self._gain_tables[key] = table
         return table
+
+    def others_gain(self, mine: int, counts: tuple[int, ...]) -> list[int]:
+        """Flat (old * colours + new): change in the strongest other colour's spot count when one
+        spot goes from colour ``old`` to ``new``. In closed form, with M the largest count among
+        the other colours: +1 when ``new`` holds M; else -1 when ``old`` alone holds M and ``new``
+        holds less than M - 1; else 0; and 0 when old == new. It was a numpy max over
+        ``counts + recolour``, 2-3x slower on a gain_table miss (most observations at 4 players);
+        the two agreed on all 712,530 (colour, split) pairs at 4 players, and test_rules keeps
+        checking them against each other."""
+        nc = len(counts)
+        others = list(counts)
+        others[mine] = -self.num_spots  # never the maximum
+        top = max(others)
+        gain = [1 if v == top else 0 for v in others] * nc  # flat: old * colours + new
+        if others.count(top) == 1:
+            old = others.index(top)
+            gain[old * nc:(old + 1) * nc] = [0 if v == top - 1 else -1 for v in others]
+        gain[::nc + 1] = [0] * nc
+        return gain
 
     def build_catalog(self) -> ActionCatalog:
         nc = COLOURS_IN_PLAY[self.num_players]

@@ -470,3 +470,23 @@ def test_tie_break_order_covered_stacks_before_tallest_stack():
     assert (counts["tallest"][O], counts["tallest"][G]) == (1, 3)
     assert s.winners() == [1]
     assert s.returns() == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_closed_form_gain_table_is_the_max_over_every_recolouring(num_players):
+    # others_gain replaced a numpy max over counts + recolour (for speed); it must give exactly
+    # that table for every split of the spots among the colours and every own colour.
+    import itertools
+
+    game = KabaleoGame(num_players=num_players)
+    nc, ns = game.num_colours, game.num_spots
+    rng = np.random.default_rng(0)
+    splits = [c for c in itertools.product(range(ns + 1), repeat=nc) if sum(c) == ns]
+    if len(splits) > 5000:
+        splits = [splits[i] for i in rng.choice(len(splits), 5000, replace=False)]
+    for counts in splits:
+        for mine in range(nc):
+            others = np.array(counts)
+            others[mine] = -ns
+            brute = ((others + game.recolour).max(axis=2) - others.max()).ravel().tolist()
+            assert game.others_gain(mine, counts) == brute, (mine, counts)
