@@ -11,7 +11,14 @@ import pytest
 
 from kabenvs.agents.base import Decision
 from kabenvs.agents.human import (
-    HELP, MAX_ANSWER, Console, HumanAgent, QuitGame, _isatty, default_screen, format_choices,
+    HELP,
+    MAX_ANSWER,
+    Console,
+    HumanAgent,
+    QuitGame,
+    _isatty,
+    default_screen,
+    format_choices,
 )
 
 
@@ -80,7 +87,7 @@ def test_write_adds_a_newline_and_flushes():
 
 def test_ask_writes_the_prompt_strips_the_line_end_and_echoes_a_scripted_answer():
     out = Stream()
-    con = Console(Stream("  2 \r\nb" * 1 + "\n"), out)
+    con = Console(Stream("  2 \r\nb\n"), out)
     assert con.ask("? ") == "  2 "
     assert out.getvalue() == "? " + "  2 \n" and out.flushes == 1
     assert con.ask("> ") == "b"
@@ -184,8 +191,8 @@ def test_human_agent_defaults(monkeypatch):
     assert isinstance(a.console, Console) and a.console.output is fout
     assert a.screen is default_screen and a.history is None and a.name == "human"
     con = Console(Stream(), Stream())
-    screen = lambda d: "s"  # noqa: E731
-    history = lambda p: "h"  # noqa: E731
+    screen = lambda d: "s"
+    history = lambda p: "h"
     a = HumanAgent(con, screen, history)
     assert a.console is con and a.screen is screen and a.history is history
 
@@ -203,7 +210,7 @@ def test_act_shows_the_screen_and_choices_and_returns_the_chosen_action():
 
 
 def test_act_commands_then_a_bad_answer_then_a_number():
-    history = lambda p: f"moves seen by {p}"  # noqa: E731
+    history = lambda p: f"moves seen by {p}"
     a, out = agent(" HELP \n?\nshow\nlog\nplay\n3\n", screen=lambda d: "SCREEN", history=history)
     assert a.act(Decision(0, StubState())) == 12
     choices = format_choices(["play red", "play blue", "pass"])
