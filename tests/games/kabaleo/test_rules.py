@@ -473,7 +473,7 @@ def test_tie_break_order_covered_stacks_before_tallest_stack():
 
 
 def test_turns_go_round_in_seat_order():
-    game, s = rigged(num_players=3, stock=[[2], [2], [2]], player=0)
+    _, s = rigged(num_players=3, stock=[[2], [2], [2]], player=0)
     seen = []
     for _ in range(4):
         seen.append(s.current_player)
@@ -482,7 +482,7 @@ def test_turns_go_round_in_seat_order():
 
 
 def test_a_colour_showing_no_covered_stack_has_tallest_zero():
-    game, s = rigged(spots=[[O, G, B, G], [P, O]])
+    _, s = rigged(spots=[[O, G, B, G], [P, O]])
     counts = s.colour_counts()
     assert counts["tallest"] == [1, 3, 0, 0] and counts["stacks"] == [1, 1, 0, 0]
     assert s.final_info()["tallest_per_colour"] == {"orange": 1, "green": 3, "blue": 0, "pink": 0}
