@@ -145,6 +145,10 @@ def test_an_ambiguous_start_lists_at_most_six_choices():
     _, message = match_choice("card", names)
     assert message == ("'card' is ambiguous, it starts 8 choices: 1) card 0, 2) card 1, 3) card 2, "
                        "4) card 3, 5) card 4, 6) card 5, ... (8 in all). Type more or a number.")
+    six = "1) card 0, 2) card 1, 3) card 2, 4) card 3, 5) card 4, 6) card 5"
+    assert match_choice("card", names[:6])[1] == f"'card' is ambiguous, it starts 6 choices: {six}. Type more or a number."
+    assert match_choice("card", names[:7])[1] == (f"'card' is ambiguous, it starts 7 choices: {six}, ... (7 in all). "
+                                                  "Type more or a number.")
 
 
 def test_shorten():

@@ -595,3 +595,56 @@ def test_unlucky_witch_needs_every_other_player_ahead_or_three_of_four(n, sizes,
               market=["Combat potion +1", "Magic hat 2"])
     s = t.at_action(0)
     assert ("cast Unlucky Witch" in legal_names(s)) == legal
+
+
+# ---------------------------------------------------------------- legality and scores (mutation tests)
+def test_fight_targets_are_the_rivals_characters_never_the_attackers_own():
+    t = Table(2)
+    t.arrange(teams={0: [("Olentzero", 0), ("Moura", 0)], 1: [("Kattalin", 0), ("Basajaun", 0)]})
+    s = t.at_action(0)
+    do(s, "fight and hypnotise")
+    assert legal_names(s) == ["character Basajaun", "character Kattalin"]
+
+
+def test_food_adds_its_two_cultures_to_the_other_actions():
+    t = Table(2)
+    t.arrange(teams={0: [("Olentzero", 0)], 1: [("Moura", 0)]}, hands={0: ["Food CAT/EUS", "Magic hat 1"]})
+    s = t.at_action(0)
+    assert legal_names(s) == [
+        "cast Training", "give Food CAT/EUS to the CAT characters", "give Food CAT/EUS to the EUS characters",
+        "go to the market showing Food CAT/EUS", "go to the market showing Magic hat 1", "pass"]
+
+
+def test_hats_of_different_values_add_up_to_pay_for_a_spell():
+    t = Table(2)
+    t.arrange(teams={0: [("Olentzero", 0)], 1: [("Moura", 0)]}, hands={0: ["Magic hat 1", "Magic hat 2"]})
+    s = t.at_action(0)  # 1 + 2 = 3 energy: Forest Magic and Levitation, not Revive (4)
+    assert "cast Forest Magic" in legal_names(s) and "cast Levitation" in legal_names(s)
+    assert "cast Revive" not in legal_names(s)
+
+
+def test_an_alakazum_counts_only_the_culture_objects_of_its_culture():
+    t = Table(2)
+    t.arrange(teams={0: [("Montserrat", 2), ("Castanyera", 2)], 1: [("Olentzero", 0)]}, hands={0: ["Traca"]})
+    s = t.at_alakazum(0)  # CAT: 4 + 3 = 7; the Traca is VAL's, so no Alakazum
+    assert legal_names(s) == ["pass"]
+    t2 = Table(2)
+    t2.arrange(teams={0: [("Montserrat", 2), ("Castanyera", 2)], 1: [("Olentzero", 0)]}, hands={0: ["Barretina"]})
+    assert legal_names(t2.at_alakazum(0)) == ["conjure an Alakazum with CAT", "pass"]
+
+
+def test_score_is_the_best_single_culture_of_the_team_without_the_hand():
+    t = Table(2)
+    t.arrange(teams={0: [("Montserrat", 2), ("Vicentica", 0), ("Tuno", 0)], 1: [("Olentzero", 1)]},
+              hands={0: ["Multicolour amulet", "Barretina"], 1: ["Txapela"]})
+    s = t.state
+    assert s.scores() == [5.0, 1.0]  # CAT 4 + the multicolour Tuno 1 (VAL would be 2 + 1); hands never count
+
+
+def test_an_unknown_decision_is_an_internal_error_naming_it():
+    t = Table(2)
+    t.arrange(teams={0: [("Olentzero", 0)], 1: [("Moura", 0)]})
+    s = t.at_action(0)
+    s.pending = {"k": "no such decision", "p": 0}
+    with pytest.raises(AssertionError, match="unknown decision no such decision"):
+        s._legal_actions()

@@ -490,3 +490,38 @@ def test_closed_form_gain_table_is_the_max_over_every_recolouring(num_players):
             others[mine] = -ns
             brute = ((others + game.recolour).max(axis=2) - others.max()).ravel().tolist()
             assert game.others_gain(mine, counts) == brute, (mine, counts)
+
+
+def test_turns_go_round_in_seat_order():
+    _, s = rigged(num_players=3, stock=[[2], [2], [2]], player=0)
+    seen = []
+    for _ in range(4):
+        seen.append(s.current_player)
+        s.apply(s.legal_actions()[0])
+    assert seen == [0, 1, 2, 0]
+
+
+def test_a_colour_showing_no_covered_stack_has_tallest_zero():
+    _, s = rigged(spots=[[O, G, B, G], [P, O]])
+    counts = s.colour_counts()
+    assert counts["tallest"] == [1, 3, 0, 0] and counts["stacks"] == [1, 1, 0, 0]
+    assert s.final_info()["tallest_per_colour"] == {"orange": 1, "green": 3, "blue": 0, "pink": 0}
+
+
+def test_the_board_cache_updated_move_by_move_equals_one_rebuilt_from_the_stacks():
+    # the fast part of test_derived_blocks_match_playing_each_move_out (which is slow): one game
+    game = KabaleoGame(num_players=3)
+    s = game.new_state(1)
+    rng = np.random.default_rng(1)
+    cancels = 0
+    while not s.is_terminal():
+        fresh = s.clone()  # its caches are rebuilt from the stacks
+        for p in range(3):
+            np.testing.assert_array_equal(s.observation(p), fresh.observation(p))
+        legal = s.legal_actions()
+        a = legal[int(rng.integers(len(legal)))]
+        if a != game.pass_id:
+            c, sp = divmod(a, game.num_spots)
+            cancels += s.spots[sp][-1] == c
+        s.apply(a)
+    assert cancels > 0
