@@ -1,7 +1,11 @@
 """Training throughput: learner env-steps per second of MaskablePPO learning, and where time goes.
 
-``measure_training_throughput`` runs our batched self-play env with the default network and the
-default config; ``measure_tutorial_baseline`` runs the plain pattern of PettingZoo's SB3
+``measure_training_throughput`` runs our batched self-play env with the network, rollout, update
+and opponents of a training config: a YAML file (``shipped_config(env_id)`` is the game's own
+``configs/<game>.yaml``, what ``kabenvs benchmark --training`` measures), or the config schema's
+defaults when given none. The file is read and validated by ``training/config.py`` like a training
+run's; the imitation warm start it may ask for is skipped (it runs once before learning, and is not
+learner throughput). ``measure_tutorial_baseline`` runs the plain pattern of PettingZoo's SB3
 action-masking tutorial on ``connect_four_v3`` (one env, one policy playing both seats through an
 AEC-to-Gymnasium wrapper, SB3's ``ActionMasker``). ``scripts/benchmark.py`` prints both.
 
@@ -14,7 +18,10 @@ rollout buffer, SB3 bookkeeping).
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
+
+SCHEMA_DEFAULTS = "schema defaults"  # the ``config`` of a row measured without a config file
 
 # The tutorial's own wrapper pattern, reproduced so the baseline measures exactly that loop. It is
 # not kabenvs.wrappers.SingleAgentEnv: here one policy plays every seat of a PettingZoo env in turn
@@ -73,19 +80,92 @@ class _UpdateTimer:
         model.train = timed_train
 
 
-def measure_training_throughput(env_id: str, game_options: dict[str, Any] | None = None, seconds: float = 20.0,
-                                threads: int = 1, overrides: dict[str, dict] | None = None) -> dict:
-    """Learner env-steps/s of MaskablePPO self-play on ``env_id`` with the default config/network."""
-    from kabenvs.core.registry import make_game
-    from .build import make_env, make_model, make_pool, set_threads
-    from .config import validate
+def configs_dir() -> Path | None:
+    """The checkout's ``configs/`` folder, or None where kabenvs is installed without it.
 
+    ``configs/`` is not package data (setup.py installs ``kabenvs*`` and ``training/`` only), so a
+    non-editable install has no shipped configs; a checkout and an editable install do."""
+    folder = Path(__file__).resolve().parent.parent / "configs"
+    return folder if folder.is_dir() else None
+
+
+def shipped_config(env_id: str) -> Path | None:
+    """The game's shipped training config, ``configs/<game>.yaml`` (``kabaal_v0`` ->
+    ``configs/kabaal.yaml``), or None when this kabenvs has no ``configs/`` folder or no such file."""
+    folder = configs_dir()
+    if folder is None:
+        return None
+    path = folder / f"{env_id.rsplit('_v', 1)[0]}.yaml"
+    return path if path.is_file() else None
+
+
+def no_shipped_config_note(env_id: str) -> str:
+    """One line saying why a row falls back to the schema defaults."""
+    if configs_dir() is None:
+        return ("note: this kabenvs is installed without the configs/ folder (a non-editable install); "
+                "training rows use the config schema's defaults, not each game's configs/<game>.yaml")
+    return f"note: no configs/{env_id.rsplit('_v', 1)[0]}.yaml for {env_id}; its training row uses the schema defaults"
+
+
+def _config_label(path: Path) -> str:
+    """``configs/kabaal.yaml`` for a file of the checkout's configs/ folder, else the path as given."""
+    folder = configs_dir()
+    try:
+        if folder is not None:
+            return str(Path("configs") / path.resolve().relative_to(folder.resolve()))
+    except ValueError:
+        pass
+    return str(path)
+
+
+def throughput_config(env_id: str, game_options: dict[str, Any] | None = None, config: str | Path | None = None,
+                      overrides: dict[str, dict] | None = None) -> tuple[dict[str, Any], str]:
+    """The resolved config a throughput run uses, and its label (a file, or ``SCHEMA_DEFAULTS``).
+
+    ``config`` is a training YAML file, loaded with ``training/config.py``'s strict loader and
+    validated like a training run's (its ``game.env_id`` must be ``env_id``); None: the schema's
+    defaults. ``game_options`` (e.g. ``num_players=2``) and ``overrides`` (``{section: {key: value}}``)
+    replace the file's values; TensorBoard is off (nothing is logged)."""
+    from .config import TrainingConfigError, load_yaml_file, validate
+
+    if config is None:
+        raw: dict[str, Any] = {"game": {"env_id": env_id}}
+        source = label = SCHEMA_DEFAULTS
+    else:
+        path = Path(config)
+        raw = load_yaml_file(path)
+        source, label = str(path), _config_label(path)
+        if not isinstance(raw, dict) or not isinstance(raw.get("game"), dict):
+            validate(raw, source=source)  # says what is wrong with the shape
+        if raw["game"].get("env_id") != env_id:
+            raise TrainingConfigError(f"{source}: game.env_id={raw['game'].get('env_id')!r}, not {env_id!r}")
+        if raw.get("engine", "sb3") != "sb3":
+            raise TrainingConfigError(f"{source}: engine: {raw['engine']}; MaskablePPO throughput needs engine: sb3")
+    raw["game"] = {**raw["game"], **(game_options or {})}
+    for section, values in {"output": {"tensorboard": False}, **(overrides or {})}.items():
+        raw[section] = {**(raw.get(section) or {}), **values}
+    return validate(raw, source=source), label
+
+
+def measure_training_throughput(env_id: str, game_options: dict[str, Any] | None = None, seconds: float = 20.0,
+                                threads: int | None = None, overrides: dict[str, dict] | None = None,
+                                config: str | Path | None = None) -> dict:
+    """Learner env-steps/s of MaskablePPO self-play on ``env_id``.
+
+    The run is built from ``config`` (a training YAML file, e.g. ``shipped_config(env_id)``; None:
+    the schema's defaults) as a training run builds it (``build.make_pool``/``make_env``/
+    ``make_model``: network, rollout, update, opponents, ``skip_forced``), except that the imitation
+    warm start is skipped (the row says how many games it would have played) and nothing is
+    evaluated, checkpointed or logged. ``threads``: torch threads (None: the config's
+    ``algorithm.torch_threads``). The row carries what was measured: the config's label, the
+    model's network and rollout sizes, the pool's opponent weights."""
+    from .build import make_env, make_model, make_pool, set_threads
+    from .config import make_game_from_config
+
+    cfg, label = throughput_config(env_id, game_options, config, overrides)
+    threads = cfg["algorithm"]["torch_threads"] if threads is None else threads
     set_threads(threads)
-    raw = {"game": {"env_id": env_id, **(game_options or {})}, "output": {"tensorboard": False}}
-    for section, values in (overrides or {}).items():
-        raw.setdefault(section, {}).update(values)
-    cfg = validate(raw, source="throughput")
-    game = make_game(env_id, **(game_options or {}))
+    game = make_game_from_config(cfg)
     pool = make_pool(cfg, game, warn=False)
     env = make_env(cfg, game, pool)
     model = make_model(cfg, env)
@@ -101,6 +181,7 @@ def measure_training_throughput(env_id: str, game_options: dict[str, Any] | None
     return {
         "env_id": env_id,
         "game_options": dict(game_options or {}),
+        "config_file": label,
         "steps_per_s": steps / wall,
         "steps": steps,
         "seconds": wall,
@@ -109,8 +190,16 @@ def measure_training_throughput(env_id: str, game_options: dict[str, Any] | None
         "share_update": timer.seconds / wall,
         "share_other": max(0.0, 1 - (env_only + opp + timer.seconds) / wall),
         "n_envs": model.n_envs,
+        "n_steps": model.n_steps,
+        "batch_size": model.batch_size,
+        "n_epochs": model.n_epochs,
+        "trunk": cfg["algorithm"]["trunk"],
+        "net_arch": list(model.policy.net_arch),
+        "activation": cfg["algorithm"]["activation"],
+        "skip_forced": env.skip_forced,
         "torch_threads": threads,
         "opponents": dict(pool.weights),
+        "imitation_games_skipped": cfg["imitation"]["games"],
     }
 
 
@@ -172,4 +261,5 @@ def measure_tutorial_baseline(seconds: float = 20.0, threads: int = 1) -> dict:
     }
 
 
-__all__ = ["measure_training_throughput", "measure_tutorial_baseline"]
+__all__ = ["SCHEMA_DEFAULTS", "configs_dir", "measure_training_throughput", "measure_tutorial_baseline",
+           "no_shipped_config_note", "shipped_config", "throughput_config"]

@@ -14,7 +14,10 @@ Rows:
   and the adapter (the rest of the AEC step: turn checks, per-seat move names, infos).
 * ``--training``: learner environment steps per second of MaskablePPO learning on this machine,
   per game with 2 players, next to PettingZoo's SB3 action-masking tutorial pattern on
-  connect_four_v3 (see ``training/throughput.py``).
+  connect_four_v3 (see ``training/throughput.py``). Each game's run is built from its shipped
+  config, ``configs/<game>.yaml`` (network, rollout, update, opponents; the imitation warm start
+  skipped), named in the row; without a ``configs/`` folder (a non-editable install) the schema's
+  defaults, with a note.
 * ``--search``: simulations per second of the search bot (``kabenvs.agents.search``, the spec
   ``--search-spec``, default ISMCTS with random rollouts), per game at its smallest and largest
   player count, on positions of random games (``kabenvs.agents.search.speed``, what
@@ -173,7 +176,12 @@ def kabenvs_rows(env_ids: list[str], seconds: float, all_configs: bool) -> list[
     return rows
 
 
-def training_rows(env_ids: list[str], seconds: float) -> list[dict]:
+def training_rows(env_ids: list[str], seconds: float, overrides: dict[str, dict] | None = None) -> list[dict]:
+    """The tutorial pattern's learner steps/s, then each game's at 2 players (where it has 2),
+    built from the game's shipped config (``configs/<game>.yaml``: network, rollout, update,
+    opponents; its imitation warm start skipped, not being learner throughput), or, where this
+    kabenvs has no ``configs/`` folder (a non-editable install), from the schema's defaults with a
+    one-line note. ``overrides`` (``{section: {key: value}}``) is for tests' tiny budgets."""
     try:
         from kabenvs.extras import training_module
 
@@ -184,12 +192,19 @@ def training_rows(env_ids: list[str], seconds: float) -> list[dict]:
         print(f"training throughput unavailable ({exc}); install the 'train' extra", file=sys.stderr)
         return []
     rows = [{"env": "pettingzoo connect_four_v3 (SB3 tutorial pattern)", "loop": "train",
-             **measure_tutorial_baseline(seconds)}]
+             "config_file": "SB3 MaskablePPO defaults", **measure_tutorial_baseline(seconds)}]
+    noted = set()
     for eid in env_ids:
         cls = game_class(eid)
         cfg = {"num_players": 2} if 2 in cls.Config.PLAYER_COUNTS else {}
+        path = throughput.shipped_config(eid)
+        if path is None:
+            note = throughput.no_shipped_config_note(eid)
+            if note not in noted:
+                print(note, file=sys.stderr)
+                noted.add(note)
         rows.append({"env": eid, "loop": "train", "config": cfg,
-                     **measure_training_throughput(eid, cfg, seconds)})
+                     **measure_training_throughput(eid, cfg, seconds, overrides=overrides, config=path)})
     return rows
 
 
@@ -240,13 +255,18 @@ def format_table(rows: list[dict]) -> str:
     if train:
         base = _train_rate(train[0])  # the first training row is the tutorial's baseline
         lines.append(f"\n{'training throughput':<52} {'env-steps/s':>11} {'x tutorial':>10} "
-                     f"{'env':>6} {'opponents':>9} {'update':>7}")
+                     f"{'env':>6} {'opponents':>9} {'update':>7}  config")
         for r in train:
             rate = _train_rate(r)
             ratio = rate / base if base else float("nan")
+            opts = ",".join(f"{k}={v}" for k, v in sorted(r.get("config", {}).items()))
+            used = " ".join(filter(None, [r.get("config_file", "?"), opts]))
             lines.append(f"{r['env']:<52} {rate:>11,.0f} {ratio:>10.2f} "
                          f"{r.get('share_env', float('nan')):>6.0%} {r.get('share_opponents', float('nan')):>9.0%} "
-                         f"{r.get('share_update', float('nan')):>7.0%}")
+                         f"{r.get('share_update', float('nan')):>7.0%}  {used}")
+        if any(r.get("imitation_games_skipped") for r in train):
+            lines.append("(a config's imitation warm start is skipped: it runs once before learning, "
+                         "and is not learner throughput)")
     search = [r for r in rows if r["loop"] == "search"]
     if search:
         lines.append(f"\n{'search bot':<34} {'players':>7} {'sims/s':>9} {'sims':>7}  spec")

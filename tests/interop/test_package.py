@@ -144,6 +144,9 @@ def test_the_wheel_installs_training_under_the_kabenvs_namespace(tmp_path):
     code = ("import kabenvs.extras as e, kabenvs.cli as c, kabenvs, sys; "
             "assert e.training_package() == 'kabenvs._training', e.training_package(); "
             "assert kabenvs.__file__.startswith(sys.argv[1]), kabenvs.__file__; "
+            # configs/ is not package data: benchmark --training falls back to the schema's defaults
+            "import kabenvs._training.throughput as t; "
+            "assert t.configs_dir() is None and t.shipped_config('kabaal_v0') is None, t.configs_dir(); "
             "sys.exit(c.main(['evaluate', 'heuristic', 'random', '--game', 'cabula_v0', '--deals', '1', '--json']))")
     env = {**os.environ, "PYTHONPATH": f"{target}{os.pathsep}{user}"}
     done = subprocess.run([sys.executable, "-c", code, str(target)], cwd=user, env=env, capture_output=True, text=True)

@@ -91,3 +91,74 @@ def test_search_rows_at_the_smallest_and_largest_table(capsys):
     assert all(r["sims_per_s"] > 0 and r["spec"] == "search:rollout=heuristic" for r in search)
     assert bench.main([*argv, "--search-spec", "search:simz=3"]) == 2
     assert "simz" in capsys.readouterr().err
+
+
+def _throughput():
+    from kabenvs.extras import training_module
+
+    return training_module("throughput")
+
+
+def _nonzero(weights: dict) -> dict:
+    return {k: v for k, v in weights.items() if v}
+
+
+def test_training_rows_measure_each_games_shipped_config(capsys):
+    """--training: a game's row is built from its configs/<game>.yaml (Kabaal ships half heuristic
+    opponents, not the schema's 0.1), says so in --json and in the table (tiny budgets)."""
+    import json
+
+    from training.config import SCHEMA, load_config
+
+    bench = _benchmark()
+    argv = ["--seconds", "0.01", "--no-parts", "--env", "kabaal_v0", "--training", "--training-seconds", "0.01"]
+    assert bench.main([*argv, "--json"]) == 0
+    rows = [r for r in json.loads(capsys.readouterr().out)["rows"] if r["loop"] == "train"]
+    assert [r["env"] for r in rows] == ["pettingzoo connect_four_v3 (SB3 tutorial pattern)", "kabaal_v0"]
+    row = rows[1]
+    shipped = load_config(ROOT / "configs" / "kabaal.yaml")
+    alg = shipped["algorithm"]
+    assert row["config_file"] == "configs/kabaal.yaml" and row["config"] == {"num_players": 2}
+    assert _nonzero(row["opponents"]) == _nonzero(shipped["self_play"]["opponents"])  # the pool's weights
+    assert row["opponents"]["heuristic"] == 0.5 != SCHEMA["self_play"]["opponents"].default["heuristic"]
+    assert (row["trunk"], row["net_arch"], row["activation"]) == (alg["trunk"], alg["net_arch"], alg["activation"])
+    assert (row["n_envs"], row["n_steps"], row["batch_size"], row["n_epochs"]) == (
+        alg["n_envs"], alg["n_steps"], alg["batch_size"], alg["n_epochs"])
+    assert row["steps"] > 0 and row["steps_per_s"] > 0
+    # the table names the config of each row
+    text = bench.format_table(rows)
+    assert next(line for line in text.splitlines() if line.startswith("kabaal_v0")).endswith(
+        "configs/kabaal.yaml num_players=2")
+
+
+@pytest.mark.parametrize("env_id", ["alakazum_v0", "barakka_v0", "cabula_v0", "kabaal_v0", "kabaleo_v0"])
+def test_the_throughput_run_keeps_every_learning_setting_of_the_shipped_config(env_id):
+    """Only the table size (2 players) and TensorBoard differ from what `kabenvs train` would use."""
+    from training.config import load_config
+
+    throughput = _throughput()
+    path = throughput.shipped_config(env_id)
+    assert path is not None and path.name == f"{env_id.split('_v')[0]}.yaml"
+    cfg, label = throughput.throughput_config(env_id, {"num_players": 2}, path)
+    shipped = load_config(path, ["game.num_players=2"])
+    assert label == f"configs/{path.name}"
+    for section in ("algorithm", "self_play", "imitation", "game"):
+        assert cfg[section] == shipped[section]
+
+
+def test_without_configs_the_rows_fall_back_to_the_schema_defaults_with_a_note(monkeypatch, capsys):
+    """A non-editable install has no configs/ folder (setup.py ships kabenvs* and training/ only)."""
+    from training.config import SCHEMA
+
+    throughput = _throughput()
+    monkeypatch.setattr(throughput, "configs_dir", lambda: None)
+    monkeypatch.setattr(throughput, "measure_tutorial_baseline",
+                        lambda seconds: {"steps_per_s": 100.0, "share_env": 0.5, "share_update": 0.4})
+    tiny = {"algorithm": {"n_envs": 4, "n_steps": 8, "batch_size": 32, "n_epochs": 1}}
+    rows = _benchmark().training_rows(["kabaal_v0", "cabula_v0"], 0.01, overrides=tiny)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "without the configs/ folder" in err[0] and "schema's defaults" in err[0]
+    for row in rows[1:]:
+        assert row["config_file"] == "schema defaults"
+        assert _nonzero(row["opponents"]) == _nonzero(SCHEMA["self_play"]["opponents"].default)
+        assert row["n_envs"] == 4 and row["steps"] > 0
