@@ -5,18 +5,24 @@ count of every registered game, on the games' default configs (full games, no ca
 Alakazum! at 3 to 5 players, takes 4-6 s a test on the project's loaded 2-core machine).
 
 Rigged positions (a move that wins at once, in every world the seat cannot tell from the real
-one; the test first checks that by applying every legal move):
+one; the test first checks that by applying every legal move, and the winning move again in ten
+worlds resampled for the seat):
 
 * Kabaleo: the last piece of the game, where only cancelling the top of one stack leaves the
   searcher's colour alone on the most spots, whatever the others' secret colours;
 * Barakka: the last card of the deck drawn, which completes the searcher's green sequence (its
   base tile wins; a discard only ties);
-* Cábula: a player with four stars and a star in hand (playing it wins; anything else does not).
+* Cábula: a player with four stars and a star in hand (playing it wins; anything else does not);
+* Kabaal (2 players): the pity cultist of a round in which the searcher, at two rituals, won no
+  trick; 17 moves (16 area cards, or none), and only the gap of its one broken line, purple 5/6,
+  makes the third ritual that ends the game. Its rival is at two rituals too (at 2 against 0
+  random rollouts win most games later whatever the move, and 60 simulations miss the win);
+* Alakazum! (2 players): an Alakazum of 8 CAT points conjured, the final enemy to beat still to
+  choose; the searcher saw (Clairvoyance) that card 2 is Black Friday (7), the only one of the
+  five below 8 (Fast Food, 8, is no win: the points must be higher).
 
-Not rigged (yet): Kabaal and Alakazum!. Neither has a rigged-position helper for its end of
-game in its tests (Kabaal's helpers rig a round's passing or trick play, which ends in board
-moves and a scoring several decisions later; Alakazum!'s script dice and moves), and building one
-was left for later: this is a gap, not a claim that no such position exists.
+In Kabaal and Alakazum! the winning move is not the lowest legal id (15th of 17, 3rd of 5), so the
+search's last tie-break (the lower id) cannot find it by itself.
 """
 
 from __future__ import annotations
@@ -54,7 +60,8 @@ def test_the_search_bot_plays_whole_games(env_id, players):
 # -- rigged positions ----------------------------------------------------------------------------
 def _the_one_winning_move(state) -> int:
     """The legal move after which the game is over and the mover has won; asserts there is
-    exactly one and that no other move wins at once."""
+    exactly one, that no other move wins at once, and that it also wins at once in worlds
+    resampled for the mover (what it cannot see does not matter)."""
     me = state.current_player
     winning = []
     for a in state.legal_actions():
@@ -63,6 +70,11 @@ def _the_one_winning_move(state) -> int:
         if after.current_player is None and after.returns()[me] > 0:
             winning.append(a)
     assert len(winning) == 1, [state.action_name(a) for a in winning]
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        world = state.resample_hidden(me, rng)
+        world.apply(winning[0])
+        assert world.current_player is None and world.returns()[me] > 0
     return winning[0]
 
 
@@ -99,7 +111,40 @@ def _cabula_fifth_star():
                display=[(4, 0), (0, 0)])
 
 
-RIGGED = {"kabaleo": _kabaleo_last_piece, "barakka": _barakka_last_card, "cabula": _cabula_fifth_star}
+def _kabaal_pity_ritual():
+    from kabenvs.games.kabaal import KabaalGame
+    from tests.games.kabaal.kabaal_helpers import BLUE, RED, deal, set_board
+
+    s = KabaalGame(num_players=2).new_state(0)
+    # Blue leads every trick, each colour card it leads is above Red's cards of that colour, and
+    # Red holds no colourless card: Red wins no trick. Neither hand names purple 5/6, purple 7/8
+    # or red 3/4 (their cards, purple 5, purple 7 and red 3, are the undealt ones): no trick
+    # places or pushes there, so Red's line stays broken at purple 5/6 till its pity cultist.
+    deal(s, {RED: (["red 1", "red 5", "blue 1", "blue 3", "yellow 1", "yellow 3", "purple 1", "purple 3"], []),
+             BLUE: (["red 7", "blue 5", "blue 7", "yellow 5", "yellow 7", "5+", "6+", "7+"], [])}, leader=BLUE)
+    set_board(s, {RED: ["purple 7/8", "red 3/4"]}, altar=[2, 2])  # the Baal layout's third row
+    while not (s.current_player == RED and s.context == "pity"):
+        s.apply(s.legal_actions()[0])  # the round played out with the first legal move
+    assert s.tricks_won == [0, 6] and s.altar == [2, 2]
+    return s
+
+
+def _alakazum_final_enemy():
+    from tests.games.alakazum.helpers import Table, do
+
+    t = Table(2)
+    t.arrange(teams={0: [("Montserrat", 2), ("Castanyera", 2), ("Caganer", 0)], 1: [("Olentzero", 0)]})
+    s = t.state  # CAT: 4 + 3 + 1 = 8 points
+    s.finals = [t.final(x) for x in ("Halloween", "Santa Claus", "Black Friday", "Fast Food", "Saint Valentine")]
+    s.seen[0][2] = True  # a Clairvoyance of an earlier turn
+    t.at_alakazum(0)
+    do(s, "conjure an Alakazum with CAT")
+    assert s.pending["k"] == "choose_final_enemy" and len(s.legal_actions()) == 5
+    return s
+
+
+RIGGED = {"kabaleo": _kabaleo_last_piece, "barakka": _barakka_last_card, "cabula": _cabula_fifth_star,
+          "kabaal": _kabaal_pity_ritual, "alakazum": _alakazum_final_enemy}
 
 
 @pytest.mark.parametrize("name", list(RIGGED))
