@@ -3,8 +3,9 @@
 Both read the same things: the seat's own hand, the public table (displays, hand sizes, discard
 pile, deck size, the pending decision) and the seat's certain knowledge kept by the rules engine
 (``known_cards(me, other)``: cards it is sure another hand holds; ``groups``: cards of which some
-surely remain there; ``fresh``: its cards drawn from the rebuilt deck; ``deck_floor``/``deck_cap``:
-what it is sure the deck holds at least / at most; knowledge.py). ``resample_hidden`` lives in resample.py.
+surely remain there, and ``groups2``, a second such group kept at some unseen losses; ``fresh``:
+its cards drawn from the rebuilt deck; ``deck_floor``/``deck_cap``: what it is sure the deck holds
+at least / at most; knowledge.py). ``resample_hidden`` lives in resample.py.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
     from kabenvs.games.cabula.rules import CabulaState
 
 _DECISION_INDEX = {"main": 0, "target": 1, "respond": 2, "redirect": 3, "star": 4, "necro": 5, "take": 6}
-_GROUP_COLUMNS = range(NUM_TYPES + 1)  # a group row: counts per type, then unknown cards
 _REASON_INDEX = {"witch": 0, "prank": 1, "rob": 2, "chaos_lose": 3, "chaos_give": 4, "cauldron": 5}
 
 
@@ -62,15 +62,20 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
                     put_i(base + c)
                     put_v(k * 0.2)
     # Groups and fresh cards are rarer: a scan of the whole table (C speed) skips them at once.
-    groups = state.groups
-    if groups.count(None) != n * n:
-        mh, mc = o["maybe_hands"], o["maybe_count"]
+    # The second groups never hold unknown cards: their rows have one column fewer.
+    for groups, hands_block, count_block, width in (
+        (state.groups, "maybe_hands", "maybe_count", T + 1),
+        (state.groups2, "maybe2_hands", "maybe2_count", T),
+    ):
+        if groups.count(None) == n * n:
+            continue
+        mh, mc = o[hands_block], o[count_block]
         for p in range(n):
             grp = groups[row0 + p]
             if grp is not None:
                 r = (p - me) % n
-                base = mh + r * (T + 1)
-                for c in _GROUP_COLUMNS:
+                base = mh + r * width
+                for c in range(width):
                     if grp[c]:
                         put_i(base + c)
                         put_v(grp[c] * 0.2)

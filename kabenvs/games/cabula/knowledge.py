@@ -10,6 +10,10 @@ The rules engine keeps, for every viewer ``v`` and every other player ``p`` (row
   because they carry the order of events: "saw A, B, C, then a card left, then one was drawn" and
   "saw A, B, C, then one was drawn, then a card left" give ``({A, B, C}, 2)`` and
   ``({A, B, C, ?}, 3)``, and the odds of what the hand holds differ.
+- ``groups2[i]``: a second group ``(M2, r2)`` in the same row format, never with unknown cards:
+  ``p``'s hand less ``K`` holds at least ``r2`` cards of ``M2``. It is made by an unseen loss from a
+  hand where ``v`` holds both ``K`` (two cards or more) and a group: the merged group alone would
+  forget that at most one of ``K`` went, so ``(K, |K| - 1)`` is kept next to it.
 - ``fresh[i]``: how many of ``p``'s cards outside ``K`` and the group ``v`` knows were drawn, unseen,
   from the current rebuilt deck. ``deck_cap[v]`` (the rebuilt deck's cards less those ``v`` saw
   leave it) minus the deck is exactly the set of cards drawn from it unseen; a card ``p`` then plays
@@ -34,7 +38,8 @@ GROUP_LEN = NUM_TYPES + 2
 
 
 def _normalise(s: "CabulaState", i: int) -> None:
-    """A group that claims nothing goes; one whose cards all surely remain becomes certain."""
+    """A group that claims nothing goes; one whose cards all surely remain becomes certain (and the
+    second group, a claim about the hand less ``K``, drops what ``K`` gained)."""
     g = s.groups[i]
     r = g[R]
     size = sum(g[:R])
@@ -47,6 +52,23 @@ def _normalise(s: "CabulaState", i: int) -> None:
         for c in range(NUM_TYPES):
             kn[c] += g[c]
         s.groups[i] = None
+        g2 = s.groups2[i]
+        if g2 is not None:
+            # "the hand less K holds r2 of M2"; K gains A: the hand less K + A holds r2 - o of M2 - o,
+            # o = the overlap of A and M2 (per type, min(A, M2))
+            for c in range(NUM_TYPES):
+                o = min(g[c], g2[c])
+                g2[c] -= o
+                g2[R] -= o
+            _normalise2(s, i)
+
+
+def _normalise2(s: "CabulaState", i: int) -> None:
+    """A second group that claims nothing goes. (It never becomes certain: it starts at
+    ``(K, |K| - 1)`` and no event raises ``r2`` less ``M2``'s size.)"""
+    g2 = s.groups2[i]
+    if g2[R] <= 0 or not any(g2[:WILD]):
+        s.groups2[i] = None
 
 
 def seen_leave(s: "CabulaState", v: int, p: int, x: int, size_before: int) -> None:
@@ -64,6 +86,11 @@ def seen_leave(s: "CabulaState", v: int, p: int, x: int, size_before: int) -> No
     f = s.fresh[i]
     outside = size_before - (sum(kn) if kn is not None else 0) - (g[R] if g is not None else 0)
     surely_fresh = f and outside == f and (g is None or not (g[x] or g[WILD]))
+    g2 = s.groups2[i]
+    if g2 is not None and g2[x]:  # the same rule for the second group: (M2 - x, r2 - 1)
+        g2[x] -= 1
+        g2[R] -= 1
+        _normalise2(s, i)
     if g is not None:
         if g[x]:  # (M, r) -> (M - x, r - 1): every hand afterwards holds r - 1 of M - x
             g[x] -= 1
@@ -81,15 +108,23 @@ def seen_leave(s: "CabulaState", v: int, p: int, x: int, size_before: int) -> No
 
 def unseen_leave(s: "CabulaState", v: int, p: int, size_before: int) -> None:
     """A card ``v`` did not see left ``p``'s hand (a crystal ball between two other players): all
-    that ``v`` placed there, plus the cards it never saw, form one group with one survivor fewer."""
+    that ``v`` placed there, plus the cards it never saw, form one group with one survivor fewer.
+    With both ``K`` (two cards or more) and a group, ``(K, |K| - 1)`` becomes the second group (at
+    most one of ``K`` went); a second group already there loses one survivor, or gives way to it."""
     i = v * s.num_players + p
     kn = s.known[i]
     g = s.groups[i]
     s.fresh[i] = 0
+    g2 = s.groups2[i]
+    if g2 is not None:  # hand less K held r2 of M2, so the hand did; it lost one card
+        g2[R] -= 1
+        _normalise2(s, i)
     if kn is None and g is None:
         return
     row = (kn[:] if kn is not None else [0] * NUM_TYPES) + [0, 0]
     k_size = sum(kn) if kn is not None else 0
+    if g is not None and k_size >= 2:
+        s.groups2[i] = kn[:] + [0, k_size - 1]
     r = 0
     if g is not None:
         for c in range(R):
@@ -118,6 +153,7 @@ def look(s: "CabulaState", v: int, p: int) -> None:
     hand = s.hands[p]
     s.known[i] = hand[:] if any(hand) else None
     s.groups[i] = None
+    s.groups2[i] = None
     s.fresh[i] = 0
 
 
@@ -162,9 +198,10 @@ def problems(s: "CabulaState") -> list[str]:
         for p in range(n):
             i = v * n + p
             g = s.groups[i]
+            g2 = s.groups2[i]
             f = s.fresh[i]
             if v == p:
-                if g is not None or f:
+                if g is not None or g2 is not None or f:
                     out.append(f"groups/fresh[{i}]: player {v} has a group about their own hand")
                 continue
             hand = s.hands[p]
@@ -177,6 +214,12 @@ def problems(s: "CabulaState") -> list[str]:
                     out.append(f"groups[{i}]: player {v}'s group {g} does not hold for player {p}'s "
                                f"hand {hand}")
                 rest -= r
+            if g2 is not None:
+                r2 = g2[R]
+                held2 = sum(min(hand[c] - kn[c], g2[c]) for c in range(NUM_TYPES))
+                if not 1 <= r2 < sum(g2[:R]) or g2[WILD] or held2 < r2:
+                    out.append(f"groups2[{i}]: player {v}'s second group {g2} does not hold for player "
+                               f"{p}'s hand {hand}")
             if f and (f > rest or not s.deck_cap_known):
                 out.append(f"fresh[{i}]: {f} fresh cards, but only {rest} unplaced cards in player "
                            f"{p}'s hand")

@@ -117,7 +117,8 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     for d in truth.display:
         pool[0] -= d[0]
         pool[1] -= d[1]
-    knew = any(truth.known[me * n + q] is not None or truth.groups[me * n + q] is not None for q in others)
+    knew = any(truth.known[me * n + q] is not None or truth.groups[me * n + q] is not None
+               or truth.groups2[me * n + q] is not None for q in others)
     knew = knew or truth.deck_cap_known or any(
         truth.deck_floor[me][c] != (pool[c] if IS_CURSE[c] else 0) for c in range(NUM_TYPES))
     if knew:  # a rigged start the seat already knew things about: hands and deck kept apart
@@ -219,6 +220,7 @@ def _clamp_others_knowledge(fields: dict, me: int, n: int) -> None:
         if v == me:
             continue
         fields["groups"][i] = None  # dropping a claim keeps it sound in any world
+        fields["groups2"][i] = None
         fields["fresh"][i] = 0
         if kn is None:
             continue

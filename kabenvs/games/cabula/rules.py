@@ -58,8 +58,8 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
     also truncates after ``max_decisions()`` decisions (never reached in practice).
 14. Information state: own hand; every player's displayed stars and hand size; the discard pile;
     the deck size; per other hand the cards the seat is sure of (seen with two crystal balls,
-    returned by a cauldron, taken from the seat), one group "r of these cards are still there"
-    (after a card left unseen) and the cards drawn unseen from the rebuilt deck; the rebuilt
+    returned by a cauldron, taken from the seat), up to two groups "r of these cards are still
+    there" (after a card left unseen) and the cards drawn unseen from the rebuilt deck; the rebuilt
     deck's contents less what the seat saw leave it (knowledge.py, updated on every public or
     private event). The last main decision (who, pass or which card and how many), the last attack
     (card, count, attacker, victim; a curse turned with two wands counts), the last attack each
@@ -228,6 +228,9 @@ class CabulaGame(Game):
         lay.add("maybe_hands", (n, T + 1), "per other hand, my group of cards of which some surely remain: "
                 "count per type, then unknown cards, / 5 (row 0 unused)")
         lay.add("maybe_count", n, "how many cards of that group surely remain in that hand / 5")
+        lay.add("maybe2_hands", (n, T), "per other hand, my second group (certain cards of which at "
+                "most one left unseen while I also held a group): count per type / 5 (row 0 unused)")
+        lay.add("maybe2_count", n, "how many cards of that second group surely remain in that hand / 5")
         lay.add("fresh", n, "per other hand: cards I know it drew unseen from the current rebuilt deck / 5")
         lay.add("discard", T, "discard pile: count of each type / that type's count in the deck")
         lay.add("deck_size", 1, "cards in the deck / all cards")
@@ -301,6 +304,9 @@ class CabulaState(State):
         # groups[v * n + p]: v's one disjunctive group about p's hand; fresh[v * n + p]: p's cards v
         # knows came from the current rebuilt deck (knowledge.py)
         s.groups = [None] * (n * n)
+        # groups2[v * n + p]: v's second group about p's hand, (K, |K| - 1) kept at an unseen loss
+        # from a hand with both certain cards and a group (knowledge.py)
+        s.groups2 = [None] * (n * n)
         s.fresh = [0] * (n * n)
         floor = [0] * NUM_TYPES
         for c in C.CURSES:  # hands never hold curses, so every curse is known to be in the deck
@@ -370,13 +376,18 @@ class CabulaState(State):
         g = self.groups[v * self.num_players + p]
         return g[:] if g is not None else None
 
+    def second_group(self, v: int, p: int) -> list[int] | None:
+        """``v``'s second group about ``p``'s hand (no unknown cards), same row format (a copy)."""
+        g = self.groups2[v * self.num_players + p]
+        return g[:] if g is not None else None
+
     def _forget_public(self, p: int, c: int, k: int) -> None:
         """Everyone sees ``k`` cards ``c`` leave ``p``'s hand (called before they leave)."""
-        known, groups, fresh = self.known, self.groups, self.fresh
+        known, groups, groups2, fresh = self.known, self.groups, self.groups2, self.fresh
         n = self.num_players
         size = -1
         for i in range(p, n * n, n):  # every viewer's row about p
-            if known[i] is None and groups[i] is None and not fresh[i]:
+            if known[i] is None and groups[i] is None and not fresh[i] and groups2[i] is None:
                 continue  # the hot path: nothing known
             if size < 0:
                 size = sum(self.hands[p])
@@ -836,6 +847,10 @@ class CabulaState(State):
                     cards = [f"{k} {SINGULAR[c]}" for c, k in enumerate(grp[:NUM_TYPES]) if k]
                     cards += [f"{grp[KN.WILD]} unknown"] if grp[KN.WILD] else []
                     seen += ("; " if seen else "") + f"{grp[KN.R]} of {{{', '.join(cards)}}}"
+                grp = self.second_group(player, p)
+                if grp is not None:
+                    cards = [f"{k} {SINGULAR[c]}" for c, k in enumerate(grp[:NUM_TYPES]) if k]
+                    seen += ("; " if seen else "") + f"{grp[KN.R]} of {{{', '.join(cards)}}}"
                 held = f"{self.hand_size(p)} cards" + (f" (known: {seen})" if seen else "")
             lines.append(
                 f"  player {p}: stars {d[0]} + double {d[1]} = {self.total(p)}; hand: {held or 'empty'}"
@@ -883,13 +898,13 @@ class CabulaState(State):
             for i, row in enumerate(kn):
                 if row is not None:
                     counts(f"known[{i}]", row)
-        gr = self.groups
-        if not isinstance(gr, list) or len(gr) != n * n:
-            bad(f"groups: must hold {n * n} entries (one per pair of players), got {str(gr)[:80]}")
-        else:
-            for i, row in enumerate(gr):
-                if row is not None:
-                    counts(f"groups[{i}]", row, KN.GROUP_LEN)
+        for name, gr in (("groups", self.groups), ("groups2", self.groups2)):
+            if not isinstance(gr, list) or len(gr) != n * n:
+                bad(f"{name}: must hold {n * n} entries (one per pair of players), got {str(gr)[:80]}")
+            else:
+                for i, row in enumerate(gr):
+                    if row is not None:
+                        counts(f"{name}[{i}]", row, KN.GROUP_LEN)
         fr = self.fresh
         if not (isinstance(fr, list) and len(fr) == n * n and all(type(k) is int and k >= 0 for k in fr)):
             bad(f"fresh: must hold {n * n} whole counts >= 0 (one per pair of players), got {str(fr)[:80]}")
@@ -1006,7 +1021,8 @@ class CabulaState(State):
             elif not any(kn) or any(map(gt, kn, self.hands[p])):
                 problems.append(f"known[{i}]: player {v} 'knows' cards player {p} does not hold "
                                 "(or an empty row)")
-        if any(g is not None for g in self.groups) or any(self.fresh):
+        if (any(g is not None for g in self.groups) or any(self.fresh)
+                or any(g is not None for g in self.groups2)):
             problems += KN.problems(self)
         for v in range(n):
             if any(map(gt, self.deck_floor[v], deck)):
@@ -1027,6 +1043,7 @@ class CabulaState(State):
         new.display = [d[:] for d in self.display]
         new.known = [k if k is None else k[:] for k in self.known]
         new.groups = [g if g is None else g[:] for g in self.groups]
+        new.groups2 = [g if g is None else g[:] for g in self.groups2]
         new.fresh = self.fresh[:]
         new.attacks = self.attacks[:]  # entries are replaced, never mutated
         new.deck_floor = [f[:] for f in self.deck_floor]

@@ -209,10 +209,70 @@ def test_different_players_turning_the_same_curse_on_the_same_victim_read_differ
         assert not np.array_equal(obs[1][q], obs[3][q])
 
 
-def test_models_trained_on_the_older_observation_are_refused():
+@pytest.mark.parametrize("size", [180, 238])  # before the 2026-12-01 changes (groups; second groups)
+def test_models_trained_on_the_older_observation_are_refused(size):
     from kabenvs.agents.policy import ModelLoadError, check_compatible, game_metadata
 
     game = CabulaGame(num_players=2)
-    old = {**game_metadata(game), "observation_size": 180}  # the observation before the 2026-12-01 change
-    with pytest.raises(ModelLoadError, match="observation size 180.*differs in: observation_size"):
+    assert game.observation_size == 268
+    old = {**game_metadata(game), "observation_size": size}
+    with pytest.raises(ModelLoadError, match=f"observation size {size}.*differs in: observation_size"):
         check_compatible(old, game)
+
+
+def two_losses(cauldron_first: bool, then: tuple[str, ...] = ()):
+    """Four players. Player 0 looks at player 2's hand ({star, minotaur, cauldron} after taking the
+    wand); player 1 takes a card from it with one crystal ball, unseen by player 0, after or before
+    player 0's two cauldrons return player 2's two displayed stars to the hand; then player 3
+    takes one the same way. With the cauldrons between the two losses, player 0 knows that at most
+    one of those two stars went in the second loss; with them before both, it does not. The public
+    table ends the same, and so does the merged group ({3 stars, minotaur, cauldron, 2 unknown}, 5)."""
+    s = rig(4, hands=[{"crystal_ball": 2, "cauldron": 2}, {"crystal_ball": 1},
+                      {"star": 1, "minotaur": 1, "cauldron": 1, "magic_wand": 1}, {"crystal_ball": 1}],
+            display=[(0, 0), (0, 0), (2, 0), (0, 0)])
+    for move in ("play 2 crystal balls", "target the player 2 seats clockwise", "take a magic wand"):
+        act(s, move)
+    steal = ("play crystal ball", "target the player 1 seat clockwise")
+    cauldrons = ("play 2 cauldrons", "target the player 2 seats clockwise")
+    turns = [steal, ("pass",), ("pass",), cauldrons, ("pass",), ("pass",)]
+    if cauldron_first:
+        turns = [("pass",), ("pass",), ("pass",), cauldrons, steal, ("pass",)]
+    turns.append(("play crystal ball", "target the player 3 seats clockwise"))
+    for moves in turns:
+        for move in moves:
+            act(s, move)
+    for move in then:
+        act(s, move)
+    return s
+
+
+def test_at_most_one_certain_card_lost_unseen_is_kept_next_to_the_merged_group():
+    """docs 'What is summarised', item 1: the second claim (K, |K| - 1) is kept and observed."""
+    between, before = two_losses(False), two_losses(True)
+    merged = ({"star": 3, "minotaur": 1, "cauldron": 1}, 2, 5)
+    assert group_of(between, 0, 2) == group_of(before, 0, 2) == merged
+    assert between.known_cards(0, 2) == before.known_cards(0, 2) == [0] * NUM_TYPES
+    assert between.second_group(0, 2) == counts({"star": 2}) + [0, 1]
+    assert before.second_group(0, 2) is None
+    a, b = parts(between, 0), parts(before, 0)
+    differ = [name for name in a if not np.array_equal(a[name], b[name])]
+    assert differ == ["maybe2_hands", "maybe2_count"]  # everything else (the old observation) is equal
+    assert a["maybe2_hands"][2][ID["star"]] == pytest.approx(0.4) and a["maybe2_count"][2] == pytest.approx(0.2)
+    rng = np.random.default_rng(5)
+    for s in (between, before):
+        for p in range(4):
+            for _ in range(3):
+                assert_world_replays(s, p, s.resample_hidden(p, rng))
+
+
+def test_the_second_group_follows_the_same_rules_as_the_first():
+    """A star played from the hand takes the second group's survivor with it (it may have been one
+    of the two); then nothing sure is left of it. Without the star it stays."""
+    star = two_losses(False, then=("pass", "pass", "play a star"))
+    assert star.second_group(0, 2) is None
+    assert group_of(star, 0, 2) == ({"star": 2, "minotaur": 1, "cauldron": 1}, 2, 4)
+    kept = two_losses(False, then=("pass", "pass", "pass"))
+    assert kept.second_group(0, 2) == counts({"star": 2}) + [0, 1]
+    for s in (star, kept):
+        for p in range(4):
+            assert_world_replays(s, p, s.resample_hidden(p, np.random.default_rng(p)))

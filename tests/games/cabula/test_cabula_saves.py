@@ -67,6 +67,8 @@ TAMPERINGS = {  # name -> (tampering of the saved fields, text the refusal must 
     "a group row too short": (_set(["groups", 1], [1, 2]), "groups[1]"),
     "a group table for another player count": (_set(["groups"], lambda g: g[:4]), "groups"),
     "a group that claims cards the hand cannot hold": (_set(["groups", 1], [0] * 14 + [0, 5]), "groups[1]"),
+    "a second group row too short": (_set(["groups2", 1], [1, 2]), "groups2[1]"),
+    "a second group with unknown cards": (_set(["groups2", 1], [1] + [0] * 13 + [1, 1]), "groups2[1]"),
     "a negative fresh count": (_set(["fresh", 1], -1), "fresh"),
     "fresh cards without a rebuilt deck": (_set(["fresh", 1], 1), "fresh"),
     "a bad attack record": (_set(["attacks", 0], [99, 0]), "attacks"),
