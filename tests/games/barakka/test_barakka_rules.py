@@ -555,3 +555,43 @@ def test_env_score_tie_at_the_natural_end_pays_zero_and_names_both_winners():
             assert env.rewards[agent] == env._cumulative_rewards[agent] == 0.0
             info = env.infos[agent]
             assert info["scores"] == [5.0, 5.0] and info["winners"] == [0, 1]
+
+
+# -- legality and scores: the mutation-testing sample (docs/testing.md) ----------------------------
+
+
+def test_el_karim_full_sequence_showing_the_colour_refuses_a_sixth_card():
+    game, s = rig(el_karim=True)
+    s.seqs[0][0] = [game.card("blue", 1)] + [game.card("red", r) for r in (1, 2, 3, 4)]  # five: full
+    s.seqs[0][1] = [game.card("green", 2)]  # a single face-down card: not for red, which shows above
+    s.held[0] = [game.card("red", 5)]
+    s.phase = "play"
+    s.touch()
+    assert [s.action_name(a) for a in s.legal_actions()] == ["discard onto pile 1", "discard onto pile 2"]
+
+
+def test_legal_masks_are_computed_once_per_legal_set():
+    game, s = rig()
+    mask = s.legal_mask()
+    key = tuple(s.legal_actions())
+    assert np.array_equal(game.mask_cache[key], mask)  # stored under its legal set
+    marked = mask.copy()
+    marked[-1] = not marked[-1]
+    game.mask_cache[key] = marked  # the next call reads the stored mask, not a fresh one
+    got = s.legal_mask()
+    assert np.array_equal(got, marked)
+    got[0] = not got[0]
+    assert np.array_equal(game.mask_cache[key], marked)  # a copy is handed out
+
+
+def test_tiles_add_up_base_tiles_el_basr_tiles_and_the_el_portugues_token():
+    game, s = rig(el_basr=True, el_portugues=True)
+    give(s, 0, "red", 1, 2, 3, 4, 5)
+    s.tiles[0][game.colours.index("red")] = 1  # under a complete flawless sequence: kept
+    s.tiles[0][game.basr] = 1  # received: counts unconditionally
+    s.token = 0
+    s.touch()
+    assert s.player_score(0).tiles == 3
+    assert s.player_score(1).tiles == 0  # the token counts only for its holder
+    s.token = -1
+    assert s.player_score(0).tiles == 2
