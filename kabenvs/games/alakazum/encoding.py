@@ -1,10 +1,10 @@
 """Alakazum!'s information state: observation vector, text, invariants (resampling: resample.py).
 
 Hidden from a seat: the other hands (except cards it saw go in, and what it still knows of them
-after they gave cards away unseen: groups, rules note 15), the forest deck's order and content
-(except the top cards it put back itself with Forest Magic, in order, or as a set once another
-caster's Forest Magic took them, rules note 18), the final enemies it has not seen, and another
-caster's Forest Magic cards. Everything else is public.
+after they gave cards away unseen: groups and their joint count, rules note 15), the forest
+deck's order and content (except the top cards it put back itself with Forest Magic, in order,
+or as a set once another caster's Forest Magic took them, rules note 18), the final enemies it
+has not seen, and another caster's Forest Magic cards. Everything else is public.
 """
 
 from __future__ import annotations
@@ -53,6 +53,10 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
             "what I know is still in each hand after it gave cards away unseen (seat-relative): "
             "per group, its cards M by type / 3, at least r of them are there (/5), "
             "the hand's size before the first of those gifts (/10)")
+    lay.add("hand_joint", (n, nht + 1),
+            "the groups of each hand together (seat-relative): their cards U by type / 3 (with the "
+            "copies of a type that both groups lost only once), at least J of them are there (/5); "
+            "zero while J says no more than the groups' r added up")
     lay.add("hand_capped", (n, len(CULTURES) + 1),
             "since each hand's last Alakazum showed them and no card went in unseen: I account for "
             "every culture object of that culture (5) / every amulet (1) it holds")
@@ -133,7 +137,7 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
     h0 = o("hand")
     for c in state.hands[player]:
         buf[h0 + ht[c]] += 1 / 3
-    hs0, kh0, hg0 = o("hand_size"), o("known_hands"), o("hand_groups")
+    hs0, kh0, hg0, hj0 = o("hand_size"), o("known_hands"), o("hand_groups"), o("hand_joint")
     gw = nht + 2
     tm0, br0, cp0, en0 = o("team"), o("broom"), o("culture_points"), o("energy")
     cards = cs.cards
@@ -150,6 +154,12 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
                     buf[base + ht[c]] += 1 / 3
                 buf[base + nht] = r_m / 5
                 buf[base + nht + 1] = n0 / 10
+            jt = state.joint[player][q]
+            if jt:
+                base = hj0 + r * (nht + 1)
+                for c in jt[0]:
+                    buf[base + ht[c]] += 1 / 3
+                buf[base + nht] = jt[1] / 5
             cap0 = o("hand_capped") + r * (len(CULTURES) + 1)
             for u in state.capped[player][q]:
                 buf[cap0 + u] = 1
@@ -375,6 +385,10 @@ def render(state: "AlakazumState", player: int | None = None) -> str:
             for cards_m, r, n0 in state.groups[player][q]:
                 names = ", ".join(sorted(cards[c].name for c in cards_m))
                 hand += f" (at least {r} of: {names}; gave cards away from {n0})"
+            if state.joint[player][q]:
+                u, j = state.joint[player][q]
+                names = ", ".join(sorted(cards[c].name for c in u))
+                hand += f" (at least {j} of these together: {names})"
         lines.append(f"    hand: {hand}")
     market = ", ".join(cards[c].name for c in reversed(state.market)) or "-"
     lines.append(f"  market (top first): {market}")
@@ -466,7 +480,10 @@ def invariants(state: "AlakazumState") -> list[str]:
                 if o == p or _overlap(rest, _counts(cards, cs.htype)) < r:
                     problems.append(f"groups[{o}][{p}][{j}]: player {p} holds fewer than {r} "
                                     f"of the cards {cards}")
-            counted = kn + [c for g in state.groups[o][p] for c in g[0]]
+            jt = state.joint[o][p]
+            if jt and (o == p or _overlap(rest, _counts(jt[0], cs.htype)) < jt[1]):
+                problems.append(f"joint[{o}][{p}]: player {p} holds fewer than {jt[1]} of the cards {jt[0]}")
+            counted = kn + (jt[0] if jt else [c for g in state.groups[o][p] for c in g[0]])
             for u in state.capped[o][p]:
                 if o == p or _category_count(cs, h, u) > _category_count(cs, counted, u):
                     problems.append(f"capped[{o}][{p}]: player {p} holds more cards of category {u} "

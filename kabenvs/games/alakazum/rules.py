@@ -69,8 +69,9 @@ Rulebook points this engine had to interpret (each is in docs/games/alakazum.md 
     secret, the players who did not see the gift still know all but one of those cards are there:
     a *group* (the cards M, at least r of them still held, and the hand's size before the gift);
     each further secret gift lowers r, a card of a type in M leaving in view (or shown) turns
-    (M, r) into (M - x, r - 1). Knowledge is by type: showing a card adds it only where fewer
-    cards of its type were known (copies are identical).
+    (M, r) into (M - x, r - 1); with two groups they also know how many of their cards together
+    are still held (a *joint count*, lowered the same way). Knowledge is by type: showing a
+    card adds it only where fewer cards of its type were known (copies are identical).
 16. Decisions whose mere existence would reveal a hidden hand are always asked (phase 2 and 3,
     combat and die potions, steal replies, voodoo windows), with ``pass`` the only legal action
     when nothing else is; decisions that depend only on public facts are skipped (the fighter of a
@@ -291,6 +292,10 @@ class AlakazumState(State):
         # unseen (rules note 15): [[cards M], r, n0] = at least r of M, next to known[o][h] and to
         # each other, lost from a hand of n0 cards; at most MAX_GROUPS per hand
         s.groups = [[[] for _ in range(n)] for _ in range(n)]
+        # joint[o][h]: [] or [cards U, J]: h holds at least J of U (by type; U holds every group's
+        # cards), next to known[o][h]: the count of the groups together that lowering each group
+        # alone loses (rules note 15); kept only while it says more than the groups' r added up
+        s.joint = [[[] for _ in range(n)] for _ in range(n)]
         # capped[o][h]: since h's last Alakazum showed them, every culture object of these cultures
         # (0-4) and every amulet (5) h holds is one o accounts for (known or in a group); a card
         # going into h unseen by o ends it
@@ -428,7 +433,7 @@ class AlakazumState(State):
                 t = ht[card]
                 if sum(1 for c in cards if ht[c] == t) > sum(1 for c in kn if ht[c] == t) and card not in kn:
                     kn.append(card)
-                    _groups_lose_type(self.groups[o][p], t, ht)
+                    _groups_lose_type(self.groups[o][p], t, ht, self.joint[o][p])
 
     def _hand_add(self, p: int, card: int, informed: tuple[int, ...] | None) -> None:
         """``informed`` None: everybody saw the card go in; else only those seats."""
@@ -466,9 +471,9 @@ class AlakazumState(State):
                             del kn[i]
                             break
                     else:
-                        _groups_lose_type(self.groups[o][p], t, ht)
+                        _groups_lose_type(self.groups[o][p], t, ht, self.joint[o][p])
             else:
-                _groups_lose_unseen(self.groups[o][p], kn, len(self.hands[p]) + 1)
+                _groups_lose_unseen(self.groups[o][p], kn, len(self.hands[p]) + 1, self.joint[o][p])
                 kn.clear()
 
     def _draw_forest(self, p: int) -> int:
@@ -1360,6 +1365,7 @@ class AlakazumState(State):
         nd["santa"] = [link[:] for link in self.santa]
         nd["capped"] = [[c[:] for c in row] for row in self.capped]
         nd["groups"] = [[[[g[0][:], g[1], g[2]] for g in gr] for gr in row] for row in self.groups]
+        nd["joint"] = [[[j[0][:], j[1]] if j else [] for j in row] for row in self.joint]
         nd["forest_sets"] = [[f[0], f[1][:], f[2][:], f[3]] for f in self.forest_sets]
         new._reset_caches()
         return new
@@ -1372,11 +1378,30 @@ _FLAT_LISTS = ("history", "winners_list", "forest_known", "level", "broom", "gra
                "exchanges")
 
 
-def _groups_lose_type(groups: list, t: int, ht: list[int]) -> None:
+def _joint_base(groups: list, joint: list, olds: list[int] | None = None) -> list:
+    """The joint count before an event: the kept one, else the one the groups imply (their
+    cards together, their r added up; ``olds``: the r before the event lowered them)."""
+    if joint:
+        return [joint[0][:], joint[1]]
+    rs = olds if olds is not None else [g[1] for g in groups]
+    return [[c for g in groups for c in g[0]], sum(rs)]
+
+
+def _joint_keep(groups: list, joint: list, new: list) -> None:
+    """Keep ``new`` as the joint count only while it says more than the groups added up."""
+    if new[0] and new[1] > sum(g[1] for g in groups):
+        joint[:] = [new[0], new[1]]
+    else:
+        joint.clear()
+
+
+def _groups_lose_type(groups: list, t: int, ht: list[int], joint: list) -> None:
     """A card of type ``t`` left the hand in view (or was shown) and no certain card of that type
     was known: it may have been one a group counted on, so each group holding the type turns
-    (M, r) into (M - t, r - 1). Exact with one group: every hand possible afterwards still holds
-    r - 1 of M - t. With two groups holding the type both lose one (sound, see the docs page)."""
+    (M, r) into (M - t, r - 1), and so does the joint count (U, J): the card was one of U at
+    most once, so U loses one card of the type, not one per group. Each count is exact on its
+    own: every hand possible afterwards still holds r - 1 of M - t (J - 1 of U - t)."""
+    new = _joint_base(groups, joint)
     for g in groups:
         for i, c in enumerate(g[0]):
             if ht[c] == t:
@@ -1384,25 +1409,35 @@ def _groups_lose_type(groups: list, t: int, ht: list[int]) -> None:
                 g[1] = max(0, g[1] - 1)
                 break
     groups[:] = [g for g in groups if g[0]]
+    for i, c in enumerate(new[0]):
+        if ht[c] == t:
+            del new[0][i]
+            new[1] = max(0, new[1] - 1)
+            break
+    _joint_keep(groups, joint, new)
 
 
-def _groups_lose_unseen(groups: list, known: list[int], n0: int) -> None:
+def _groups_lose_unseen(groups: list, known: list[int], n0: int, joint: list) -> None:
     """A card left the hand unseen (a hand of ``n0`` cards before): every group may have lost one
     of its cards (r - 1) and the certain cards become a group keeping all but one of them. With
     MAX_GROUPS groups already, the certain cards join the newest group: together they lose at most
-    one card (sound; only a game with more than two such traps gets there)."""
+    one card (sound; only a game with more than two such traps gets there). The joint count
+    (U, J) of the groups together (the one they imply, r added up, when none is kept) lost at
+    most that one card: (U + K, J + |K| - 1) with the certain cards K, exact."""
     olds = [g[1] for g in groups]
+    new = _joint_base(groups, joint, olds)
+    new = [new[0] + known, new[1] + len(known) - 1] if known else [new[0], max(0, new[1] - 1)]
     for g in groups:
         g[1] = max(0, g[1] - 1)
-    if not known:
-        return
-    if len(groups) < MAX_GROUPS:
-        groups.append([known[:], len(known) - 1, n0])
-    else:
-        last = groups[-1]
-        last[0] = last[0] + known
-        last[1] = olds[-1] + len(known) - 1
-        last[2] = n0
+    if known:
+        if len(groups) < MAX_GROUPS:
+            groups.append([known[:], len(known) - 1, n0])
+        else:
+            last = groups[-1]
+            last[0] = last[0] + known
+            last[1] = olds[-1] + len(known) - 1
+            last[2] = n0
+    _joint_keep(groups, joint, new)
 
 
 def _set_loses(fs: list, card: int, seen: bool, cs) -> None:

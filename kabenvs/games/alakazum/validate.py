@@ -109,6 +109,8 @@ def check_fields(state: "AlakazumState") -> list[str]:
 
     ok &= ch.list_of("groups", s.groups,
                      lambda k, v: ch.list_of(k, v, lambda k2, v2: _groups(ch, k2, v2), n), n)
+    ok &= ch.list_of("joint", s.joint,
+                     lambda k, v: ch.list_of(k, v, lambda k2, v2: _joint(ch, k2, v2), n), n)
     ok &= ch.list_of("capped", s.capped, lambda k, v: ch.list_of(k, v, lambda k2, v2: ch.list_of(
         k2, v2, lambda k3, v3: ch.int_in(k3, v3, 0, len(CULTURES))), n), n)
     ok &= ch.list_of("forest_sets", s.forest_sets, lambda k, v: _forest_set(ch, k, v), n)
@@ -275,6 +277,21 @@ def santa_chain_problems(state: "AlakazumState") -> list[str]:
         return ["santa: the last roll must be the 3+ of the player asked to pass Santa Claus' die, "
                 "and only then a 3+"]
     return []
+
+
+def _joint(ch: _Checker, name: str, v: Any) -> bool:
+    """joint[o][h]: [] or [cards U, J] with 1 <= J <= len(U)."""
+    if v == []:
+        return True
+    if not (isinstance(v, list) and len(v) == 2):
+        ch.fail(f"{name}: must be [] or [cards, J]")
+        return False
+    if not ch.cards(f"{name}[0]", v[0]):
+        return False
+    if not v[0]:
+        ch.fail(f"{name}[0]: a joint count holds at least one card")
+        return False
+    return ch.int_in(f"{name}[1]", v[1], 1, len(v[0]))
 
 
 def _groups(ch: _Checker, name: str, v: Any) -> bool:

@@ -286,8 +286,55 @@ def test_both_traps_on_the_same_hand_make_two_groups_both_lowered_by_the_second_
         (["Broom", "Magic hat 2"], 0, 3), (["Barretina", "Combat potion +1"], 1, 3)]
     rows = block(s, 2, "hand_groups")[1]
     assert rows[0].sum() > 0 and rows[1].sum() > 0
+    # only one card went: at least 1 + 2 - 1 of the four together (the groups add up to 1)
+    u, j = s.joint[2][0]
+    assert names(t, u) == ["Barretina", "Broom", "Combat potion +1", "Magic hat 2"] and j == 2
+    assert block(s, 2, "hand_joint")[1][t.cs.num_htypes] == np.float32(2 / 5)
     assert not s.invariants()
     replays_for_every_seat(s, tries=2)
+
+
+def test_the_joint_count_of_two_groups_tells_apart_what_the_groups_alone_do_not():
+    """Seat 2 saw player 0 take a Magic hat 2 and (a: yes, b: no, it was dealt) a Combat potion +1,
+    then give one card away unseen (Black Friday), take a Combat potion +1 and a food, give one
+    card away unseen again (Halloween) and show a Combat potion +1 at the market. a: of the Magic
+    hat 2, the food and a Combat potion +1 one is surely still there (the two gifts took two cards,
+    and at least three of the four were there after the second); b: no card is sure. The groups
+    read the same in both ((Magic hat 2, 0), (food, 0)): only the joint count tells them apart."""
+    def history(seen: bool):
+        t = Table(3)
+        dealt = [] if seen else ["Combat potion +1"]
+        t.arrange(teams=TEAMS, hands={0: ["Combat potion +1", "Die potion +1", *dealt], 1: ["Food VAL/EUS"]},
+                  market=[*(["Combat potion +1"] if seen else []), "Magic hat 2"],
+                  forest_top=["Die potion +2", "Die potion +2", "Black Friday's Discount", "Magic hat 1",
+                              "Magic hat 1", "Halloween's Trick or Treat"])
+        s = t.at_action(0)
+        do(s, "go to the market showing Combat potion +1", "pass")  # a: both market cards; b: the hat
+        do(s, "give Food VAL/EUS to the VAL characters", "pass")  # player 1: the food onto the market pile
+        do(s, "pass", "pass")
+        do(s, "to the player 1 seat(s) to the left", "give Magic hat 2")  # Black Friday
+        do(s, "go to the market showing Die potion +1", "pass")  # takes the food and the Combat potion +1
+        others_turns(s)
+        do(s, "give half of the hand", "to the player 1 seat(s) to the left", "give Food VAL/EUS")
+        do(s, "go to the market showing Combat potion +1")
+        return t, s
+
+    (t, a), (_, b) = history(True), history(False)
+    for s in (a, b):
+        assert [(names(t, m), r, n0) for m, r, n0 in s.groups[2][0]] == [
+            (["Magic hat 2"], 0, 3), (["Food VAL/EUS"], 0, 3)]
+        assert names(t, s.known[2][0]) == ["Die potion +1"] and not s.invariants()
+    u, j = a.joint[2][0]
+    assert names(t, u) == ["Combat potion +1", "Food VAL/EUS", "Magic hat 2"] and j == 1
+    assert b.joint[2][0] == []
+    np.testing.assert_array_equal(without(a, 2, "hand_joint"), without(b, 2, "hand_joint"))
+    assert not np.array_equal(a.observation(2), b.observation(2))
+    # seat 2's resampled worlds hold what the joint count says (the invariants check it)
+    for k in range(6):
+        w = a.resample_hidden(2, np.random.default_rng(k))
+        assert w.joint[2][0] == a.joint[2][0] and not w.invariants()
+    replays_for_every_seat(a, tries=3)
+    replays_for_every_seat(b, tries=2)
 
 
 def santa_passed_to(recipient: int):
