@@ -398,6 +398,87 @@ def test_hidden_items_are_exchangeable_under_resampling(case):
 
 
 @cases
+def test_resampled_worlds_cover_what_the_seat_cannot_rule_out(case):
+    """``resample_hidden(p)`` draws from everything ``p`` cannot rule out, not from worlds that
+    secretly follow the truth. Where a seat's move reads the same to ``p`` as another of its legal
+    moves (a card given or taken face down), the world after the other move is one ``p`` cannot
+    tell from the real one; so whatever that other move would have left in a hidden zone must
+    turn up there in some resampled world, at least where the worlds show that zone with only a
+    few contents (so a miss is not bad luck). A sampler that picks the hidden card by the real
+    one (the world always gives away what really went) fails here, though every world it draws
+    is consistent."""
+    game = build(case)
+    if not game.has_hidden_information:
+        pytest.skip("no hidden information")
+    first = game.new_state(0)
+    if first.hidden_zones(0) is None:
+        pytest.skip("the game declares no hidden zones")
+    rnd = random.Random(83)
+    rng = np.random.default_rng(89)
+    probe, worlds_per_check, budget = 5, 60, 2500  # resamples: a quick look first, then a close one
+
+    def contents(zones: dict, z: str) -> tuple:
+        return tuple(sorted(map(repr, zones.get(z, []))))
+
+    def draw(after, viewer: int, k: int) -> dict[str, set]:
+        seen: dict[str, set] = {}
+        for _ in range(k):
+            wz = after.resample_hidden(viewer, rng).hidden_zones(viewer)
+            for z in wz:
+                seen.setdefault(z, set()).add(contents(wz, z))
+        return seen
+
+    checked = probed = 0
+    for before_states, actions, _ in full_games(game, seed=97, n_games=12, min_games=4):
+        for i, before in enumerate(before_states):
+            if probed * probe >= budget:
+                break
+            legal = before.legal_actions()
+            if len(legal) < 2:
+                continue
+            if len(legal) > 30:
+                legal = sorted(set(rnd.sample(legal, 30)) | {actions[i]})
+            for viewer in range(game.num_players):
+                if viewer == before.current_player:
+                    continue
+                for group in observationally_equal_groups(before, viewer, legal):
+                    if len(group) < 2:
+                        continue
+                    real = actions[i] if actions[i] in group else group[0]
+                    after = before.clone()
+                    after.apply(real)
+                    zones = after.hidden_zones(viewer)
+                    others = []
+                    for b in group:
+                        alt = before.clone()
+                        alt.apply(b)
+                        alt_zones = alt.hidden_zones(viewer)
+                        differ = [z for z in alt_zones if contents(alt_zones, z) != contents(zones, z)]
+                        if differ:
+                            others.append((b, alt_zones, differ))
+                    if not others:
+                        continue
+                    probed += 1
+                    seen = draw(after, viewer, probe)
+                    if not any(len(seen.get(z, ())) <= 2 for _, _, differ in others for z in differ):
+                        break  # those zones vary freely in the worlds: nothing to check closely here
+                    seen = draw(after, viewer, worlds_per_check)
+                    checked += 1
+                    for b, alt_zones, differ in others:
+                        for z in differ:
+                            if len(seen.get(z, ())) <= 3:
+                                assert contents(alt_zones, z) in seen[z], (
+                                    f"step {i}: player {viewer} cannot tell {before.action_name(real)!r} "
+                                    f"from {before.action_name(b)!r} ({before.decision()}), yet in "
+                                    f"{worlds_per_check} resampled worlds {z} always held one of "
+                                    f"{sorted(seen[z])}, never what the other move leaves there: "
+                                    f"{contents(alt_zones, z)}")
+                    break  # one group per decision and viewer is enough
+    if probed == 0:
+        pytest.skip("no move in these games reads the same to a seat as another move")
+
+
+@cases
 def test_same_seed_same_trajectory_despite_global_rngs(case):
     def run(disturb: bool):
         env = make_env(case)

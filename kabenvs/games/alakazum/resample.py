@@ -145,7 +145,7 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     game = state.game
     cs = game.cs
     origin, actions = _start_of(state)
-    seen, taken, barred = _history_facts(state, p, origin, actions)
+    seen, taken, barred, secret = _history_facts(state, p, origin, actions)
     # 2. a permutation of the never-seen cards keeping what p could tell about them
     zones = _hidden_now(state, p)
     hidden = {c for cards in zones.values() for c in cards} - seen
@@ -163,31 +163,145 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     start = origin.start
     fields = _relabel(start["state"], sigma)
     new_start = {"state": fields, "rng": start["rng"]}
+    hidden_steps = [k for k in secret if taken[k] >= 0]
+    world = None
+    if hidden_steps:
+        # The cards behind the other seats' hidden choices are re-chosen among those the seat
+        # cannot tell apart (not only relabelled): it may have seen the cards, just not which one
+        # went. Checked by replaying the rest of the game against what the seat saw.
+        observed = _observed(state, p, origin, actions, hidden_steps[0])
+        world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
+                          hidden_steps, observed)
+    if world is None:
+        world = _start_world(game, origin, fields, new_start)
+        _follow(world, game, actions, taken, sigma, 0, len(actions))
+    world.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
+    world._reset_caches()
+    return world
+
+
+def _start_world(game, origin, fields, new_start):
     world = origin.__class__.__new__(origin.__class__)
     world.__dict__.update(_deep(fields))
     world.game = game
     world.rng = np.random.Generator(np.random.PCG64(0))
-    world.rng.bit_generator.state = start["rng"]
+    world.rng.bit_generator.state = new_start["rng"]
     world.start = new_start
     world._reset_caches()
-    give_id, forest_id = game.give_id, game.forest_id
+    return world
+
+
+def _relabelled(world, game, a: int, card: int, sigma: dict[int, int]) -> int:
+    """The history's move ``a`` in the relabelled world (a hidden choice names its card's type)."""
     from kabenvs.games.alakazum.rules import GIVE_CARD
 
-    for a, card in zip(actions, taken):
-        if card >= 0:
-            d = sigma.get(card, card)
-            if d != card:
-                a = give_id[cs.htype[d]] if world.pending["k"] == GIVE_CARD else forest_id[cs.cls[d]]
-                world.apply(a)  # a rewritten choice: checked
-                continue
-        # the real game's move, legal in the relabelled world by construction (the shared kit
-        # replays resampled worlds with every check): applied without the legality check
+    if card >= 0:
+        d = sigma.get(card, card)
+        if d != card:
+            cs = game.cs
+            return game.give_id[cs.htype[d]] if world.pending["k"] == GIVE_CARD else game.forest_id[cs.cls[d]]
+    return a
+
+
+def _follow(world, game, actions, taken, sigma, lo: int, hi: int) -> None:
+    """Apply the history's steps ``lo..hi-1`` (relabelled) to a world that follows the real game:
+    legal there by construction (the shared kit replays resampled worlds with every check), so a
+    real move is applied without the legality check."""
+    for k in range(lo, hi):
+        a, card = actions[k], taken[k]
+        b = _relabelled(world, game, a, card, sigma)
+        if b != a:
+            world.apply(b)  # a rewritten choice: checked
+            continue
         world.history.append(a)
         world._apply(a)
         world._forget_legal()
-    world.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
-    world._reset_caches()
-    return world
+
+
+# How many history steps re-choosing may replay in all (times the history's length) before the
+# real choices (relabelled) are kept instead.
+RECHOOSE_BUDGET = 12
+
+
+def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hidden_steps, observed):
+    """The world with each of ``hidden_steps`` (another seat's choice hidden from ``p``) drawn
+    again among the moves the world allows there that leave ``p``'s observation as the real one
+    did, every later step checked (legal, and ``p`` sees what it saw). A choice that a later step
+    contradicts (the recipient plays the card the giver kept) is undone and the next one tried,
+    the latest first (backtracking); None when the budget runs out."""
+    from kabenvs.core.errors import IllegalActionError
+
+    first = hidden_steps[0]
+    world = _start_world(game, origin, fields, new_start)
+    _follow(world, game, actions, taken, sigma, 0, first)
+    budget = RECHOOSE_BUDGET * len(actions) + 200
+    ends = hidden_steps[1:] + [len(actions)]
+    trail: list = []  # per hidden step reached: (the world before it, the options left to try)
+
+    def options_at(w, j: int) -> list[int]:
+        k = hidden_steps[j]
+        real = _relabelled(w, game, actions[k], taken[k], sigma)
+        target = None
+        same = []
+        for b in w.legal_actions():
+            alt = w.clone()
+            alt.apply(b)
+            o = alt.observation(p)
+            if b == real:
+                target = o
+            same.append((b, o))
+        picks = [b for b, o in same if target is not None and np.array_equal(o, target)]
+        return [picks[i] for i in rng.permutation(len(picks))]
+
+    j = 0
+    trail.append((world, options_at(world, 0)))
+    while trail:
+        before, left = trail[-1]
+        if not left:
+            trail.pop()
+            j -= 1
+            continue
+        w = before.clone()
+        w.apply(left.pop())
+        k = hidden_steps[j]
+        ok = np.array_equal(w.observation(p), observed[k - first])
+        step = k + 1
+        while ok and step < ends[j]:
+            budget -= 1
+            a = _relabelled(w, game, actions[step], taken[step], sigma)
+            try:
+                w.apply(a)
+            except IllegalActionError:
+                ok = False
+                break
+            ok = np.array_equal(w.observation(p), observed[step - first])
+            step += 1
+        if budget < 0:
+            return None
+        if not ok:
+            continue
+        if j + 1 == len(hidden_steps):
+            return w
+        j += 1
+        trail.append((w, options_at(w, j)))
+    return None
+
+
+def _observed(state, p, origin, actions, first):
+    """``p``'s observation after every step from ``first`` on, in the real game (a cache)."""
+    memo = state._resample_memo
+    key = (p, len(state.history), "obs", first)  # the same [1] as _history_facts keys: cleared with them
+    if key not in memo:
+        replay = origin.clone()
+        out = []
+        for k, a in enumerate(actions):
+            replay.history.append(a)
+            replay._apply(a)
+            replay._forget_legal()
+            if k >= first:
+                out.append(replay.observation(p))
+        memo[key] = out
+    return memo[key]
 
 
 def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", actions: list[int]):
@@ -200,16 +314,23 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
         return memo[key]
     if any(k[1] != key[1] for k in memo):
         memo.clear()  # the state moved on: only the current position's facts are kept
+    from kabenvs.games.alakazum.rules import FM_KEEP, FM_ORDER, GIVE_CARD
+
     game = state.game
     seen = visible(origin, p)
     taken = []
+    secret = []  # steps where another seat made a choice hidden from p (a gift, Forest Magic)
     # An Alakazum shows every amulet and every object of its culture in the hand: the other
     # cards held then are none of those (card -> cultures announced while it was held).
     barred: dict[int, set[int]] = {}
     replay = origin.clone()
     kind_of, move_of = game.kind_of, game.move_of
-    for a in actions:
+    for k, a in enumerate(actions):
         taken.append(_taken(replay, a))
+        pend = replay.pending
+        if pend is not None and pend["p"] != p and (
+                (pend["k"] == GIVE_CARD and pend["to"] != p) or pend["k"] in (FM_KEEP, FM_ORDER)):
+            secret.append(k)
         if kind_of[a] == "alakazum" and replay.pending["p"] != p:
             for c in replay.hands[replay.pending["p"]]:
                 barred.setdefault(c, set()).add(move_of[a][0])
@@ -218,7 +339,7 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
         replay._apply(a)
         replay._forget_legal()
         seen |= visible(replay, p)
-    memo[key] = (seen, taken, barred)
+    memo[key] = (seen, taken, barred, secret)
     return memo[key]
 
 

@@ -56,6 +56,50 @@ class _Tokens:
         self.fixed: list[int | None] = []
         self.handable: list[bool] = []  # sat in a hand at some point: never a curse
         self.groups: list[list[int]] = []  # public contents of each group
+        self.left: list[list[int]] = []  # per group, its cards no fixed token of it is yet
+        self.nfree: list[int] = []  # per group, its tokens not yet fixed
+        self.last_fail: int | None = None
+
+    def count_left(self) -> None:
+        """``left`` from scratch: each group's cards less its fixed tokens."""
+        self.left = [g[:] for g in self.groups]
+        self.nfree = [sum(g) for g in self.groups]
+        for t, g in enumerate(self.group):
+            if g is not None and self.fixed[t] is not None:
+                self.left[g][self.fixed[t]] -= 1
+                self.nfree[g] -= 1
+
+    def chance_of(self, t: int, c: int) -> float:
+        """How likely free token ``t`` is a ``c`` by its group's counts alone (1 for a fixed ``c``)."""
+        f = self.fixed[t]
+        if f is not None:
+            return 1.0 if f == c else 0.0
+        g = self.group[t]
+        if g is None:
+            return 1.0
+        return self.left[g][c] / max(self.nfree[g], 1)
+
+    def can_be(self, t: int, c: int) -> bool:
+        f = self.fixed[t]
+        if f is not None:
+            return f == c
+        g = self.group[t]
+        return g is None or self.left[g][c] > 0
+
+    def fix(self, t: int, c: int) -> bool:
+        """Token ``t`` is now known to be ``c``; False if its group has no ``c`` left for it."""
+        f = self.fixed[t]
+        if f is not None:
+            return f == c
+        g = self.group[t]
+        if g is not None:
+            if self.left[g][c] <= 0:
+                self.last_fail = g  # which group ran out (where to look for the cause)
+                return False
+            self.left[g][c] -= 1
+            self.nfree[g] -= 1
+        self.fixed[t] = c
+        return True
 
     def new(self, c: int, group: int | None, fixed: int | None = None, handable: bool = False) -> int:
         self.true.append(c)
@@ -64,12 +108,9 @@ class _Tokens:
         self.handable.append(handable)
         return len(self.true) - 1
 
-    def pick(self, held: list[int]) -> int:
-        """A random token of one type from a hand (tokens of a type in a hand are interchangeable)."""
-        return held.pop(int(self.rng.integers(len(held))))
-
-    def assign(self) -> list[int]:
-        """A type for every token: fixed ones keep theirs, each group's rest dealt at random."""
+    def assign(self) -> list[int] | None:
+        """A type for every token: fixed ones keep theirs, each group's rest dealt at random;
+        None when the fixed ones leave a group's cards impossible to deal (a world given up)."""
         types = [c if f is None else f for c, f in zip(self.true, self.fixed)]
         free_of: list[list[int]] = [[] for _ in self.groups]
         left = [g[:] for g in self.groups]
@@ -87,7 +128,7 @@ class _Tokens:
             others = [c for c in range(NUM_TYPES) if not IS_CURSE[c] for _ in range(rest[c])]
             may_curse = [t for t in free if not self.handable[t]]
             if min(rest) < 0 or len(free) != len(curses) + len(others) or len(may_curse) < len(curses):
-                raise AssertionError(f"resample: group {g} cannot be dealt")  # the truth always can
+                return None  # following the truth always can be dealt
             may_curse = [may_curse[i] for i in rng.permutation(len(may_curse))]
             cursed = set(may_curse[: len(curses)])
             for t, c in zip(may_curse, curses):
@@ -98,16 +139,89 @@ class _Tokens:
         return types
 
 
+# How worlds are built, in order of preference, and the tries each gets (a try is one pass over
+# the logged events with backtracking, not a replay of the game): "free" follows nothing of the
+# real game the seat did not see; "seen" also picks, for a card it saw leave a hand, the real
+# token first (which of that hand's cards of one kind, its old or its freshly drawn ones, it was:
+# only odds); "truth" follows the real game in every choice, which always works. Counted over
+# the kit's games in tests/games/cabula (how often each mode is reached).
+MODES = (("free", 3), ("seen", 3), ("truth", 1))
+MODE_COUNTS: dict[str, int] = {}  # worlds built per mode in this process (read by the tests)
+
+
+def _events(state: "CabulaState") -> tuple["CabulaState", int, list]:
+    """The real game replayed from its start with every card movement logged: (the start
+    replayed, the index of its first own step, [(step, [events])]); a ``look`` event carries the
+    looked-at hand as it was. Kept on the state (a cache, dropped by ``_reset_caches``): a search
+    resamples one position many times."""
+    memo = getattr(state, "_resample_events", None)
+    if memo is not None and memo[0] == len(state.history):
+        return memo[1]
+    truth = state.replay_start()
+    start_view = truth.clone()
+    begin = len(truth.history)
+    steps = []
+    for step in range(begin, len(state.history)):
+        truth._log = []
+        truth.apply(state.history[step])
+        events = []
+        for ev in truth._log:
+            if ev[0] == "look":
+                ev = ev + (truth.hands[ev[2]][:],)
+            events.append(ev)
+        steps.append((step, events))
+    state._resample_events = (len(state.history), (start_view, begin, steps))
+    return start_view, begin, steps
+
+
 def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "CabulaState":
     g = state.game
     n = state.num_players
     if state.start is None:
         raise ValueError("resample_hidden needs the game's start (a state restored from an older save)")
-    tok = _Tokens(rng)
-    truth = state.replay_start()
-    begin = len(truth.history)
+    truth, begin, steps = _events(state)
+    built = None
+    for mode, tries in MODES:
+        for _ in range(tries):
+            built = _build(truth, steps, me, n, rng, mode)
+            if built is not None:
+                break
+        if built is not None:
+            break
+    MODE_COUNTS[mode] = MODE_COUNTS.get(mode, 0) + 1
+    tok, types, start_hands, start_deck, script, chosen = built
+
+    # -- the world's start, script and history -----------------------------------------------------
+    actions = state.history[:]
+    fields = copy.deepcopy(state.start["state"])
     others = [q for q in range(n) if q != me]
-    hand_tok: list[list[list[int]] | None] = [None] * n
+    for q in others:
+        fields["hands"][q] = _counts(types[t] for t in start_hands[q])
+    fields["deck"] = [types[t] for t in start_deck]
+    fields["chance"] = [[types[t] for t in x] if kind == "deck" else types[x] for kind, x in script]
+    _clamp_others_knowledge(fields, me, n)
+    for step, t in chosen:
+        actions[step] = g.take_ids[types[t]]
+    fresh = np.random.default_rng(rng.integers(0, 2**63))
+    proto = state.__class__.__new__(state.__class__)
+    proto.game = g
+    proto.start = {"state": fields, "rng": fresh.bit_generator.state}
+    world = proto.replay_start()
+    for a in actions[begin:]:
+        world.apply(a)
+    world.rng = np.random.default_rng(rng.integers(0, 2**63))
+    return world
+
+
+def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Generator, mode: str):
+    """One pass over the logged events placing the seat's unseen cards as tokens (module
+    docstring). A card that left a hand unseen is any token of that hand, at random, not the real
+    one: the seat cannot tell which it was, so neither may its worlds (``mode``: see ``MODES``). A later sighting needs a token that can be what
+    was seen; when none can, or the groups cannot be dealt at the end, the pass returns None."""
+    g = truth.game
+    tok = _Tokens(rng)
+    others = [q for q in range(n) if q != me]
+    hand_tok: list[list[int]] = [[] for _ in range(n)]
     start_hands: list[list[int]] = [[] for _ in range(n)]
 
     # -- the start's unseen cards ---------------------------------------------------------------
@@ -131,83 +245,223 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
         tok.groups = [pool]
         hand_group = deck_group = 0
     for q in others:
-        hand_tok[q] = [[] for _ in range(NUM_TYPES)]
         seen = truth.known_cards(me, q)
         for c in range(NUM_TYPES):
             for i in range(truth.hands[q][c]):
                 t = tok.new(c, hand_group, c if i < seen[c] else None, True)
-                hand_tok[q][c].append(t)
+                hand_tok[q].append(t)
                 start_hands[q].append(t)
     deck_tok = [tok.new(c, deck_group) for c in truth.deck]
     start_deck = deck_tok[:]
 
     # -- follow the real game ----------------------------------------------------------------------
+    # Each card that leaves another hand (seen or not) is a choice of token; a choice that a later
+    # sighting contradicts is undone (chronological backtracking over the choices, with a budget).
+    flat = []
+    for step, events in steps:
+        for ev in events:
+            if ev[0] == "out":
+                flat.extend((step, ("out", ev[1], ev[2], 1)) for _ in range(ev[3]))
+            else:
+                flat.append((step, ev))
     script: list = []  # ("deck", tokens) or ("take", token), in the order the events happened
     chosen: list[tuple[int, int]] = []  # (history index, token) of cards picked after two balls
-    actions = state.history[:]
-    for step in range(begin, len(actions)):
-        truth._log = []
-        truth.apply(actions[step])
-        for ev in truth._log:
-            kind = ev[0]
-            if kind == "draw":
-                q, c = ev[1], ev[2]
-                t = deck_tok.pop()
-                if q == me or IS_CURSE[c]:
-                    tok.fixed[t] = c
-                else:
-                    tok.handable[t] = True
-                    hand_tok[q][c].append(t)
-            elif kind == "shuffle":
-                tok.groups.append(_counts(ev[1]))
-                grp = len(tok.groups) - 1
-                deck_tok = [tok.new(c, grp) for c in ev[1]]
-                script.append(("deck", deck_tok[:]))
-            elif kind == "move":
-                v, a, c, picked = ev[1], ev[2], ev[3], ev[4]
-                t = tok.new(c, None, c, True) if v == me else tok.pick(hand_tok[v][c])
-                if a == me:
-                    tok.fixed[t] = c
-                else:
-                    hand_tok[a][c].append(t)
-                if picked:
-                    chosen.append((step, t))
-                else:
-                    script.append(("take", t))
-            elif kind == "out":
-                q, c, k = ev[1], ev[2], ev[3]
-                if q != me:
-                    for _ in range(k):
-                        tok.fixed[tok.pick(hand_tok[q][c])] = c
-            elif kind == "in":
-                v, c, k = ev[1], ev[2], ev[3]
-                if v != me:
-                    for _ in range(k):
-                        hand_tok[v][c].append(tok.new(c, None, c, True))
-            elif ev[1] == me:  # "look": the seat saw the whole hand
-                for c, held_tokens in enumerate(hand_tok[ev[2]]):
-                    for t in held_tokens:
-                        tok.fixed[t] = c
+    budget = (200 if mode == "seen" else 40) * len(flat) + 2000
+    trail: list = []  # choice points: (event index, tokens still to try, snapshot)
 
-    # -- the world's start, script and history -----------------------------------------------------
-    types = tok.assign()
-    fields = copy.deepcopy(state.start["state"])
-    for q in others:
-        fields["hands"][q] = _counts(types[t] for t in start_hands[q])
-    fields["deck"] = [types[t] for t in start_deck]
-    fields["chance"] = [[types[t] for t in x] if kind == "deck" else types[x] for kind, x in script]
-    _clamp_others_knowledge(fields, me, n)
-    for step, t in chosen:
-        actions[step] = g.take_ids[types[t]]
-    fresh = np.random.default_rng(rng.integers(0, 2**63))
-    proto = state.__class__.__new__(state.__class__)
-    proto.game = g
-    proto.start = {"state": fields, "rng": fresh.bit_generator.state}
-    world = proto.replay_start()
-    for a in actions[begin:]:
-        world.apply(a)
-    world.rng = np.random.default_rng(rng.integers(0, 2**63))
-    return world
+    def snapshot():
+        return (tok.true[:], tok.group[:], tok.fixed[:], tok.handable[:], tok.groups[:],
+                [h[:] for h in hand_tok], deck_tok[:], len(script), len(chosen), [x[:] for x in tok.left], tok.nfree[:])
+
+    def restore(snap) -> None:
+        nonlocal deck_tok
+        tok.true, tok.group, tok.fixed, tok.handable, tok.groups = (
+            snap[0][:], snap[1][:], snap[2][:], snap[3][:], snap[4][:])
+        for q in range(n):
+            hand_tok[q] = snap[5][q][:]
+        deck_tok = snap[6][:]
+        del script[snap[7]:]
+        del chosen[snap[8]:]
+        tok.left = [x[:] for x in snap[9]]
+        tok.nfree = snap[10][:]
+
+    def options(ev) -> list[int] | None:
+        """The tokens a leaving card may be (None: the event needs no choice)."""
+        kind = ev[0]
+        if kind == "move" and ev[1] != me:
+            v, c, seen = ev[1], ev[3], ev[2] == me
+        elif kind == "out" and ev[1] != me:
+            v, c, seen = ev[1], ev[2], True
+        else:
+            return None
+        held = hand_tok[v]
+        if mode == "truth":
+            return [next(t for t in held if tok.true[t] == c)]
+        out, kinds = [], set()
+        for t in held:
+            if seen and not tok.can_be(t, c):
+                continue
+            key = (tok.fixed[t], tok.group[t], tok.handable[t])
+            if key not in kinds:  # tokens alike in all these are interchangeable from here on
+                kinds.add(key)
+                out.append(t)
+        if not seen or len(out) < 2:
+            return [out[k] for k in rng.permutation(len(out))]
+        # A seen card: each token in the order of a draw weighted by how likely it is that card
+        # (a token known to be it first, then free ones by their group's counts), so the first
+        # try is usually one that later sightings agree with; the rest stay choices to go back to.
+        w = np.array([tok.chance_of(t, c) for t in out]) + 1e-12
+        keys = rng.random(len(out)) ** (1.0 / w)  # a weighted order without replacement
+        order = [out[k] for k in np.argsort(-keys)]
+        if mode == "seen":
+            real = next((t for t in held if tok.true[t] == c and tok.can_be(t, c)), None)
+            if real is not None:
+                order = [real] + [t for t in order if (tok.fixed[t], tok.group[t], tok.handable[t])
+                                  != (tok.fixed[real], tok.group[real], tok.handable[real])]
+        return order
+
+    def play(step: int, ev, t: int | None) -> bool:
+        """Apply one logged event, with token ``t`` for a leaving card; False on a contradiction."""
+        nonlocal deck_tok
+        kind = ev[0]
+        if kind == "draw":
+            q, c = ev[1], ev[2]
+            d = deck_tok.pop()
+            if q == me or IS_CURSE[c]:
+                if not tok.fix(d, c):
+                    return False
+            else:
+                tok.handable[d] = True
+                hand_tok[q].append(d)
+        elif kind == "shuffle":
+            tok.groups.append(_counts(ev[1]))
+            tok.left.append(_counts(ev[1]))
+            tok.nfree.append(len(ev[1]))
+            grp = len(tok.groups) - 1
+            deck_tok = [tok.new(c, grp) for c in ev[1]]
+            script.append(("deck", deck_tok[:]))
+        elif kind == "move":
+            v, a, c, picked = ev[1], ev[2], ev[3], ev[4]
+            if v == me:
+                t = tok.new(c, None, c, True)
+            else:
+                hand_tok[v].remove(t)
+            if a == me:
+                if not tok.fix(t, c):
+                    return False
+            else:
+                hand_tok[a].append(t)
+            if picked:
+                chosen.append((step, t))
+            else:
+                script.append(("take", t))
+        elif kind == "out":
+            if ev[1] != me:
+                hand_tok[ev[1]].remove(t)
+                return tok.fix(t, ev[2])
+        elif kind == "in":
+            v, c, k = ev[1], ev[2], ev[3]
+            if v != me:
+                for _ in range(k):
+                    hand_tok[v].append(tok.new(c, None, c, True))
+        elif ev[1] == me:  # "look": the seat saw the whole hand
+            return _fix_looked(tok, hand_tok[ev[2]], ev[3], mode)
+        return True
+
+    def blame(ev) -> tuple[int | None, set]:
+        """Where a contradiction at ``ev`` can come from: its hand, and the groups of that hand's
+        free tokens (an earlier choice that used up what they could be)."""
+        failed, tok.last_fail = tok.last_fail, None
+        if ev is None or ev[0] not in ("out", "move", "look"):
+            return None, ({failed} if failed is not None else set())
+        v = ev[2] if ev[0] == "look" else ev[1]
+        groups = {tok.group[t] for t in hand_tok[v] if tok.fixed[t] is None}
+        if failed is not None:
+            groups.add(failed)
+        return v, groups
+
+    def choose(entry: list, t: int, step: int, ev) -> bool:
+        entry[4] = tok.group[t] if tok.fixed[t] is None else None
+        return play(step, ev, t)
+
+    tok.count_left()
+    i = 0
+    while True:
+        budget -= 1
+        if budget < 0:
+            return None
+        at = None
+        if i == len(flat):
+            types = tok.assign()
+            if types is not None:
+                return tok, types, start_hands, start_deck, script, chosen
+            ok = False
+        else:
+            step, at = flat[i]
+            cand = options(at)
+            if cand is None:
+                ok = play(step, at, None)
+            elif not cand:
+                ok = False
+            else:
+                entry = [i, cand[1:], snapshot() if len(cand) > 1 else None, at[1], None]
+                ok = choose(entry, cand[0], step, at)
+                if len(cand) > 1:
+                    trail.append(entry)
+        if ok:
+            i += 1
+            continue
+        # A contradiction: go back to the latest choice that can have caused it (one that took a
+        # card from the same hand or used up a group its free cards belong to; any choice when
+        # the cause is not local) and try its next token there (conflict-directed backjumping).
+        v, groups = blame(at)
+        back = None
+        for k in range(len(trail) - 1, -1, -1):
+            e = trail[k]
+            if e[1] and ((v is None and not groups) or e[3] == v or e[4] in groups):
+                back = k
+                break
+        if back is None:
+            back = next((k for k in range(len(trail) - 1, -1, -1) if trail[k][1]), None)
+            if back is None:
+                return None
+        del trail[back + 1:]
+        entry = trail[-1]
+        restore(entry[2])
+        i = entry[0]
+        t = entry[1].pop(0)
+        if not entry[1]:
+            trail.pop()
+        step, at = flat[i]
+        if choose(entry, t, step, at):
+            i += 1
+        # else the next pass meets the same event again with its options recomputed
+
+
+def _fix_looked(tok: _Tokens, held: list[int], hand: list[int], mode: str) -> bool:
+    """The seat looked at a hand holding the cards ``hand`` (per type): its tokens become those
+    cards, fixed ones keeping their type and the free ones taking the rest at random (in mode
+    "seen", their real cards when those fit). False when the fixed ones do not fit the hand."""
+    if mode == "truth" or (mode == "seen" and _counts(tok.true[t] for t in held) == hand
+                           and all(tok.can_be(t, tok.true[t]) for t in held)):
+        return all(tok.fix(t, tok.true[t]) for t in held)
+    rest = hand[:]
+    free = []
+    for t in held:
+        c = tok.fixed[t]
+        if c is None:
+            free.append(t)
+        elif rest[c] > 0:
+            rest[c] -= 1
+        else:
+            return False
+    cards = [c for c in range(NUM_TYPES) for _ in range(rest[c])]
+    if len(cards) != len(free):
+        return False
+    for t, i in zip(free, tok.rng.permutation(len(cards))):
+        if not tok.fix(t, cards[i]):
+            return False
+    return True
 
 
 def _clamp_others_knowledge(fields: dict, me: int, n: int) -> None:

@@ -185,3 +185,29 @@ def test_a_play_whose_card_is_reshuffled_at_once_is_not_mistaken_for_a_pass():
         assert parts["last_player"][1] == 1  # player 0, seen from player 1
         assert parts["last_play_card"][14 if move == "pass" else ID["minotaur"]] == 1
     assert not np.array_equal(*obs)
+
+
+def test_worlds_vary_which_seen_card_left_a_hand_unseen():
+    """Player 0 looks at player 2's hand (two crystal balls), then player 1 takes one of its cards
+    at random with one ball, which player 0 does not see. Player 0 knows "two of cauldron, dragon,
+    kraken" and nothing of which went, so its worlds must give each of the three as the one that
+    left (a resampler that follows the real card would always leave the same two)."""
+    s = rig(3, hands=[{"crystal_ball": 2}, {"crystal_ball": 1},
+                      {"dragon": 1, "kraken": 1, "magic_wand": 1, "cauldron": 1}], turn=0)
+    act(s, "play 2 crystal balls")
+    act(s, "target the player 2 seats clockwise")
+    act(s, "take a magic wand")
+    act(s, "play crystal ball")
+    act(s, "target the player 1 seat clockwise")
+    seen = [ID["cauldron"], ID["dragon"], ID["kraken"]]
+    assert sum(s.hands[2][c] for c in seen) == 2
+    rng = np.random.default_rng(11)
+    missing = set()
+    for _ in range(40):
+        w = s.resample_hidden(0, rng)
+        assert_world_replays(s, 0, w)
+        held = [c for c in seen if w.hands[2][c]]
+        assert len(held) >= 2
+        if len(held) == 2:
+            missing.update(set(seen) - set(held))
+    assert missing == set(seen)
