@@ -211,3 +211,26 @@ def test_worlds_vary_which_seen_card_left_a_hand_unseen():
         if len(held) == 2:
             missing.update(set(seen) - set(held))
     assert missing == set(seen)
+
+
+def test_most_worlds_follow_nothing_the_seat_did_not_see():
+    """The resampler falls back to the real game's choices only when its own choices keep
+    running into later sightings: over full random games that stays rare (docs/games/cabula.md,
+    "Resampling", gives the counts of a larger run)."""
+    import random
+
+    from kabenvs.games.cabula import resample as RS
+
+    RS.MODE_COUNTS.clear()
+    for n, seed in ((3, 1), (6, 2)):
+        s = rig(n)
+        s = s.game.new_state(seed)
+        rnd = random.Random(seed)
+        while s.current_player is not None:
+            s.apply(rnd.choice(s.legal_actions()))
+            if len(s.history) % 40 == 0:
+                for p in range(n):
+                    s.resample_hidden(p, np.random.default_rng(len(s.history) + p))
+    total = sum(RS.MODE_COUNTS.values())
+    assert total >= 20
+    assert RS.MODE_COUNTS.get("free", 0) >= 0.8 * total, RS.MODE_COUNTS
