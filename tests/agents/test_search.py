@@ -225,7 +225,7 @@ def test_search_leaves_the_real_state_alone():
 # a seeded search there may pick another move on a resampled state (the same distribution of
 # worlds, another draw). See docs/search.md.
 @pytest.mark.parametrize("algo", ALGOS)
-@pytest.mark.parametrize("env_id", ["kabaleo_v0"])
+@pytest.mark.parametrize("env_id", ["kabaleo_v0", "cabula_v0"])
 def test_the_move_depends_only_on_the_seats_information(env_id, algo):
     for seed in range(3):
         state = _position(env_id, seed=seed, players=3)

@@ -246,11 +246,22 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
         hand_group = deck_group = 0
     for q in others:
         seen = truth.known_cards(me, q)
+        # The known cards first, then the unknown ones: the order of a hand's tokens (which the
+        # random choices below run over) then depends only on what the seat knows, so in mode
+        # "free" the same generator gives the same world whatever the real hands are.
+        free = []
         for c in range(NUM_TYPES):
             for i in range(truth.hands[q][c]):
-                t = tok.new(c, hand_group, c if i < seen[c] else None, True)
-                hand_tok[q].append(t)
-                start_hands[q].append(t)
+                if i < seen[c]:
+                    t = tok.new(c, hand_group, c, True)
+                    hand_tok[q].append(t)
+                    start_hands[q].append(t)
+                else:
+                    free.append(c)
+        for c in free:
+            t = tok.new(c, hand_group, None, True)
+            hand_tok[q].append(t)
+            start_hands[q].append(t)
     deck_tok = [tok.new(c, deck_group) for c in truth.deck]
     start_deck = deck_tok[:]
 
