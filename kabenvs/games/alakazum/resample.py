@@ -163,7 +163,7 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     start = origin.start
     fields = _relabel(start["state"], sigma)
     new_start = {"state": fields, "rng": start["rng"]}
-    hidden_steps = [k for k in secret if taken[k] >= 0]
+    hidden_steps = _runs_to_rechoose([(k, s) for k, s in secret if taken[k] >= 0])
     world = None
     if hidden_steps:
         # The cards behind the other seats' hidden choices are re-chosen among those the seat
@@ -178,6 +178,23 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     world.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
     world._reset_caches()
     return world
+
+
+def _runs_to_rechoose(steps: list[tuple[int, bool]]) -> list[int]:
+    """The hidden steps to draw again: every step of each run of them in a row (one gift's
+    cards, a Forest Magic keep and its put-back order) where some step chose among cards the seat
+    had seen. A run among never-seen cards only is varied by the relabelling already."""
+    out: list[int] = []
+    run: list[int] = []
+    flagged = False
+    for k, saw in steps + [(-2, False)]:
+        if run and k != run[-1] + 1:
+            if flagged:
+                out += run
+            run, flagged = [], False
+        run.append(k)
+        flagged = flagged or saw
+    return out
 
 
 def _start_world(game, origin, fields, new_start):
@@ -220,7 +237,7 @@ def _follow(world, game, actions, taken, sigma, lo: int, hi: int) -> None:
 
 # How many history steps re-choosing may replay in all (times the history's length) before the
 # real choices (relabelled) are kept instead.
-RECHOOSE_BUDGET = 12
+RECHOOSE_BUDGET = 2
 
 
 def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hidden_steps, observed):
@@ -239,19 +256,18 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     trail: list = []  # per hidden step reached: (the world before it, the options left to try)
 
     def options_at(w, j: int) -> list[int]:
-        k = hidden_steps[j]
-        real = _relabelled(w, game, actions[k], taken[k], sigma)
-        target = None
-        same = []
-        for b in w.legal_actions():
-            alt = w.clone()
-            alt.apply(b)
-            o = alt.observation(p)
-            if b == real:
-                target = o
-            same.append((b, o))
-        picks = [b for b, o in same if target is not None and np.array_equal(o, target)]
-        return [picks[i] for i in rng.permutation(len(picks))]
+        """The moves at hidden step ``j`` in random order. Every legal move there is offered: a
+        move that reads differently to ``p`` is caught by the check right after it (``p`` sees
+        its observation then), which costs one observation per move tried, not per move."""
+        legal = w.legal_actions()
+        return [legal[i] for i in rng.permutation(len(legal))]
+
+    # A run of hidden steps in a row (the cards of one gift, a Forest Magic keep and its put-back
+    # order) is one choice seen from outside: when it fails, the run starts again with its first
+    # step's next option rather than trying every order of its later steps (backjumping).
+    run_start = []
+    for j, k in enumerate(hidden_steps):
+        run_start.append(run_start[-1] if j and hidden_steps[j - 1] == k - 1 else j)
 
     j = 0
     trail.append((world, options_at(world, 0)))
@@ -266,7 +282,8 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
         k = hidden_steps[j]
         ok = np.array_equal(w.observation(p), observed[k - first])
         step = k + 1
-        while ok and step < ends[j]:
+        end = ends[j]
+        while ok and step < end:
             budget -= 1
             a = _relabelled(w, game, actions[step], taken[step], sigma)
             try:
@@ -274,11 +291,15 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
             except IllegalActionError:
                 ok = False
                 break
-            ok = np.array_equal(w.observation(p), observed[step - first])
             step += 1
+            # What p sees, at every step: a difference can show for a few steps and be gone by
+            # the next hidden choice (checking only there let inconsistent worlds through).
+            ok = np.array_equal(w.observation(p), observed[step - 1 - first])
         if budget < 0:
             return None
         if not ok:
+            del trail[run_start[j] + 1:]
+            j = run_start[j]
             continue
         if j + 1 == len(hidden_steps):
             return w
@@ -319,7 +340,7 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     game = state.game
     seen = visible(origin, p)
     taken = []
-    secret = []  # steps where another seat made a choice hidden from p (a gift, Forest Magic)
+    secret = []  # steps where another seat made a choice hidden from p among cards p saw
     # An Alakazum shows every amulet and every object of its culture in the hand: the other
     # cards held then are none of those (card -> cultures announced while it was held).
     barred: dict[int, set[int]] = {}
@@ -328,9 +349,18 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     for k, a in enumerate(actions):
         taken.append(_taken(replay, a))
         pend = replay.pending
-        if pend is not None and pend["p"] != p and (
-                (pend["k"] == GIVE_CARD and pend["to"] != p) or pend["k"] in (FM_KEEP, FM_ORDER)):
-            secret.append(k)
+        # Another seat's choice hidden from p, among cards p has seen at some point: relabelling
+        # the never-seen cards cannot vary those, so the world re-chooses it (resample). Among
+        # never-seen cards only, the relabelling already varies the choice.
+        if pend is not None and pend["p"] != p:
+            if pend["k"] == GIVE_CARD and pend["to"] != p:
+                pool = replay.hands[pend["p"]]
+            elif pend["k"] in (FM_KEEP, FM_ORDER):
+                pool = replay.fm + replay.fm_order
+            else:
+                pool = ()
+            if pool:
+                secret.append((k, any(c in seen for c in pool)))
         if kind_of[a] == "alakazum" and replay.pending["p"] != p:
             for c in replay.hands[replay.pending["p"]]:
                 barred.setdefault(c, set()).add(move_of[a][0])
