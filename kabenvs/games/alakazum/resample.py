@@ -163,15 +163,18 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     start = origin.start
     fields = _relabel(start["state"], sigma)
     new_start = {"state": fields, "rng": start["rng"]}
-    hidden_steps = _runs_to_rechoose([(k, s) for k, s in secret if taken[k] >= 0])
+    hidden_steps, run_start = _runs_to_rechoose([e for e in secret if taken[e[0]] >= 0])
     world = None
     if hidden_steps:
         # The cards behind the other seats' hidden choices are re-chosen among those the seat
         # cannot tell apart (not only relabelled): it may have seen the cards, just not which one
         # went. Checked by replaying the rest of the game against what the seat saw.
         observed = _observed(state, p, origin, actions, hidden_steps[0])
-        world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
-                          hidden_steps, observed)
+        for _ in range(RECHOOSE_TRIES):  # backjumping skips some orders: a fresh try may find one
+            world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
+                              hidden_steps, run_start, observed)
+            if world is not None:
+                break
     if world is None:
         world = _start_world(game, origin, fields, new_start)
         _follow(world, game, actions, taken, sigma, 0, len(actions))
@@ -180,21 +183,31 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     return world
 
 
-def _runs_to_rechoose(steps: list[tuple[int, bool]]) -> list[int]:
-    """The hidden steps to draw again: every step of each run of them in a row (one gift's
-    cards, a Forest Magic keep and its put-back order) where some step chose among cards the seat
-    had seen. A run among never-seen cards only is varied by the relabelling already."""
+# Hidden steps of one seat at most this many steps apart form one run (one gift's cards, with
+# the recipient's view of each between them; a Forest Magic keep and its put-back order).
+RUN_GAP = 3
+
+
+def _runs_to_rechoose(steps: list[tuple[int, bool, int]]) -> tuple[list[int], list[int]]:
+    """The hidden steps to draw again, and for each the index of its run's first step: every
+    step of each run (steps of one seat close together) where some step chose among cards the
+    seat had seen. A run among never-seen cards only is varied by the relabelling already."""
     out: list[int] = []
+    starts: list[int] = []
     run: list[int] = []
     flagged = False
-    for k, saw in steps + [(-2, False)]:
-        if run and k != run[-1] + 1:
+    last_mover = None
+    for k, saw, mover in steps + [(-10, False, None)]:
+        if run and (k - run[-1] > RUN_GAP or k < run[-1] or mover != last_mover):
             if flagged:
+                first = len(out)
                 out += run
+                starts += [first] * len(run)
             run, flagged = [], False
         run.append(k)
         flagged = flagged or saw
-    return out
+        last_mover = mover
+    return out, starts
 
 
 def _start_world(game, origin, fields, new_start):
@@ -238,9 +251,11 @@ def _follow(world, game, actions, taken, sigma, lo: int, hi: int) -> None:
 # How many history steps re-choosing may replay in all (times the history's length) before the
 # real choices (relabelled) are kept instead.
 RECHOOSE_BUDGET = 2
+RECHOOSE_TRIES = 1
 
 
-def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hidden_steps, observed):
+def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hidden_steps, run_start,
+              observed):
     """The world with each of ``hidden_steps`` (another seat's choice hidden from ``p``) drawn
     again among the moves the world allows there that leave ``p``'s observation as the real one
     did, every later step checked (legal, and ``p`` sees what it saw). A choice that a later step
@@ -262,12 +277,9 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
         legal = w.legal_actions()
         return [legal[i] for i in rng.permutation(len(legal))]
 
-    # A run of hidden steps in a row (the cards of one gift, a Forest Magic keep and its put-back
-    # order) is one choice seen from outside: when it fails, the run starts again with its first
-    # step's next option rather than trying every order of its later steps (backjumping).
-    run_start = []
-    for j, k in enumerate(hidden_steps):
-        run_start.append(run_start[-1] if j and hidden_steps[j - 1] == k - 1 else j)
+    # A run of hidden steps (the cards of one gift, a Forest Magic keep and its put-back order)
+    # is one choice seen from outside: when it fails, the run starts again with its first step's
+    # next option rather than trying every order of its later steps (backjumping).
 
     j = 0
     trail.append((world, options_at(world, 0)))
@@ -360,7 +372,7 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
             else:
                 pool = ()
             if pool:
-                secret.append((k, any(c in seen for c in pool)))
+                secret.append((k, any(c in seen for c in pool), pend["p"]))
         if kind_of[a] == "alakazum" and replay.pending["p"] != p:
             for c in replay.hands[replay.pending["p"]]:
                 barred.setdefault(c, set()).add(move_of[a][0])
