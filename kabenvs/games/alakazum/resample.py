@@ -170,11 +170,8 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
         # cannot tell apart (not only relabelled): it may have seen the cards, just not which one
         # went. Checked by replaying the rest of the game against what the seat saw.
         observed = _observed(state, p, origin, actions, hidden_steps[0])
-        for _ in range(RECHOOSE_TRIES):  # backjumping skips some orders: a fresh try may find one
-            world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
-                              hidden_steps, run_start, observed)
-            if world is not None:
-                break
+        world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
+                          hidden_steps, run_start, observed)
     if world is None:
         world = _start_world(game, origin, fields, new_start)
         _follow(world, game, actions, taken, sigma, 0, len(actions))
@@ -251,7 +248,6 @@ def _follow(world, game, actions, taken, sigma, lo: int, hi: int) -> None:
 # How many history steps re-choosing may replay in all (times the history's length) before the
 # real choices (relabelled) are kept instead.
 RECHOOSE_BUDGET = 2
-RECHOOSE_TRIES = 1
 
 
 def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hidden_steps, run_start,

@@ -5,7 +5,9 @@ engine logs every card movement (``CabulaState._log``). From the seat's point of
 that is out of its sight (in another hand or in the deck) is a *token*: a start card of another
 hand or of the deck, a card of a rebuilt deck, a card of the seat's own taken by another player, a
 star a cauldron sent back to a hand. A token keeps its identity while it moves unseen (drawn by
-another player, taken with a crystal ball between two other players). The seat learns a token's
+another player). Which token leaves a hand is the world's own choice (``_build``): any token of
+the hand for a card the seat did not see leave, one that can be that card for one it saw; a
+choice a later sighting contradicts is undone. The seat learns a token's
 type when it leaves unseen parts in plain view (played, discarded, a curse drawn, drawn or taken
 by the seat) or when the seat looks at the hand holding it (two crystal balls): that type is
 *fixed*. The other tokens are *free*; each belongs to a group whose contents are public (the
@@ -13,8 +15,8 @@ cards the seat never saw at the start; the discard pile each rebuilt deck was ma
 
 A world is a new type for every free token: each group's unfixed cards dealt at random to its
 free tokens, curses only to tokens that never sat in a hand (hands never hold curses; everything
-else the seat saw is a fixed type or public). Which token of a type a hand plays is picked at
-random too, so the world's past varies as well as its present. The world is then *replayed* from
+else the seat saw is a fixed type or public). The world's past varies as well as its present.
+The world is then *replayed* from
 its own start: the start's other hands and deck come from the tokens; the outcomes of the past
 chance events (each rebuilt deck's order, each card a single crystal ball took) are written into
 the start's ``chance`` script, which the engine uses before its generator; a card another player
@@ -156,7 +158,7 @@ def _events(state: "CabulaState") -> tuple["CabulaState", int, list]:
     replayed, the index of its first own step, [(step, [events])]); a ``look`` event carries the
     looked-at hand as it was. Kept on the state (a cache, dropped by ``_reset_caches``): a search
     resamples one position many times."""
-    memo = getattr(state, "_resample_events", None)
+    memo = state._resample_events
     if memo is not None and memo[0] == len(state.history):
         return memo[1]
     truth = state.replay_start()

@@ -336,6 +336,10 @@ class CabulaState(State):
         # When a list, every card movement is appended to it (resample.py reads the true game's
         # movements this way); None in play, so the hot path pays one attribute test.
         self._log: list | None = None
+        # resample.py: the real game's logged card movements, replayed once per position (a
+        # search resamples one position many times); dropped with the other caches on restore,
+        # clone and touch, and keyed by the history's length against later moves.
+        self._resample_events = None
 
     def _next_chance(self, kind: type):
         """The scripted outcome of the next chance event if the script holds one of ``kind``
