@@ -23,6 +23,58 @@ _DECISION_INDEX = {"main": 0, "target": 1, "respond": 2, "redirect": 3, "star": 
 _REASON_INDEX = {"witch": 0, "prank": 1, "rob": 2, "chaos_lose": 3, "chaos_give": 4, "cauldron": 5}
 
 
+def _encode_shadow(state: "CabulaState", me: int, put_i, put_v) -> None:
+    """What each other player ``j`` knows of my hand, as far as I can tell: the shadow rows
+    ``j * n + me`` (knowledge.py), in the row of the player ``k`` seats clockwise at ``k - 1``."""
+    o = state.game.obs_offsets
+    n = state.num_players
+    T = NUM_TYPES
+    sk, sg, sg2, sf = state.shadow_known, state.shadow_groups, state.shadow_groups2, state.shadow_fresh
+    caps = state.shadow_cap
+    rebuilt = state.deck_cap_known
+    if rebuilt:
+        drawn = state.rebuilt_draws
+        others = sum(drawn) - drawn[me]
+        inv_total = 1.0 / state.game.total_cards
+    for j in range(n):
+        if j == me:
+            continue
+        i = j * n + me
+        r = (j - me) % n - 1
+        kn = sk[i]
+        if kn is not None:
+            base = o["their_known"] + r * T
+            for c, k in enumerate(kn):
+                if k:
+                    put_i(base + c)
+                    put_v(k * 0.2)
+        for grp, rows, count, width in ((sg[i], "their_maybe", "their_maybe_count", T + 1),
+                                        (sg2[i], "their_maybe2", "their_maybe2_count", T)):
+            if grp is not None:
+                base = o[rows] + r * width
+                for c in range(width):
+                    if grp[c]:
+                        put_i(base + c)
+                        put_v(grp[c] * 0.2)
+                put_i(o[count] + r)
+                put_v(grp[T + 1] * 0.2)
+        if sf[i]:
+            put_i(o["their_fresh"] + r)
+            put_v(sf[i] * 0.2)
+        if rebuilt:
+            base = o["their_cap"] + r * (T + 1)
+            cap = caps[i]
+            if cap is not None:
+                for c, k in enumerate(cap):
+                    if k:
+                        put_i(base + c)
+                        put_v(k * 0.2)
+            unseen = others - drawn[j]
+            if unseen:
+                put_i(base + T)
+                put_v(unseen * inv_total)
+
+
 def encode(state: "CabulaState", me: int) -> np.ndarray:
     # Only the non-zero entries are collected, then written with one fancy-index assignment:
     # far cheaper than many small numpy writes or converting a full Python list.
@@ -88,6 +140,7 @@ def encode(state: "CabulaState", me: int) -> np.ndarray:
             if fresh[row0 + p]:
                 put_i(fr + (p - me) % n)
                 put_v(fresh[row0 + p] * 0.2)
+    _encode_shadow(state, me, put_i, put_v)
     am, amo, nk = o["attack_made"], o["attack_made_on"], len(ATTACK_KINDS)
     for p, made in enumerate(state.attacks):
         if made is not None:

@@ -36,23 +36,30 @@ WILD = NUM_TYPES  # group row: the count of unknown cards in M
 R = NUM_TYPES + 1  # group row: how many of M are surely still there
 GROUP_LEN = NUM_TYPES + 2
 
+# One knowledge table: (known, groups, groups2, fresh), four lists with one row per (viewer, hand),
+# row i = viewer * n + hand. The real table is the state's fields of those names; the *shadow*
+# table (the state's shadow_known, shadow_groups, shadow_groups2, shadow_fresh) holds at row i the
+# hand owner's reconstruction of real row i, made by the same rules from the events the owner saw.
+Table = tuple
 
-def _normalise(s: "CabulaState", i: int) -> None:
+
+def _normalise(t: Table, i: int) -> None:
     """A group that claims nothing goes; one whose cards all surely remain becomes certain (and the
     second group, a claim about the hand less ``K``, drops what ``K`` gained)."""
-    g = s.groups[i]
+    known, groups, groups2 = t[0], t[1], t[2]
+    g = groups[i]
     r = g[R]
     size = sum(g[:R])
     if r <= 0 or not any(g[:WILD]):
-        s.groups[i] = None
+        groups[i] = None
     elif r >= size:
-        kn = s.known[i]
+        kn = known[i]
         if kn is None:
-            kn = s.known[i] = [0] * NUM_TYPES
+            kn = known[i] = [0] * NUM_TYPES
         for c in range(NUM_TYPES):
             kn[c] += g[c]
-        s.groups[i] = None
-        g2 = s.groups2[i]
+        groups[i] = None
+        g2 = groups2[i]
         if g2 is not None:
             # "the hand less K holds r2 of M2"; K gains A: the hand less K + A holds r2 - o of M2 - o,
             # o = the overlap of A and M2 (per type, min(A, M2))
@@ -60,37 +67,39 @@ def _normalise(s: "CabulaState", i: int) -> None:
                 o = min(g[c], g2[c])
                 g2[c] -= o
                 g2[R] -= o
-            _normalise2(s, i)
+            _normalise2(t, i)
 
 
-def _normalise2(s: "CabulaState", i: int) -> None:
+def _normalise2(t: Table, i: int) -> None:
     """A second group that claims nothing goes. (It never becomes certain: it starts at
     ``(K, |K| - 1)`` and no event raises ``r2`` less ``M2``'s size.)"""
-    g2 = s.groups2[i]
+    g2 = t[2][i]
     if g2[R] <= 0 or not any(g2[:WILD]):
-        s.groups2[i] = None
+        t[2][i] = None
 
 
-def seen_leave(s: "CabulaState", v: int, p: int, x: int, size_before: int) -> None:
-    """``v`` saw one card of type ``x`` leave ``p``'s hand (played, discarded, or taken by ``v``)."""
-    i = v * s.num_players + p
-    kn = s.known[i]
+def seen_leave(t: Table, i: int, x: int, size_before: int) -> bool:
+    """The viewer of row ``i`` saw one card of type ``x`` leave the hand (played, discarded, or
+    taken by the viewer). True when that card can only have been a fresh one: it came from the
+    rebuilt deck, and the caller takes it out of the viewer's ``deck_cap`` (or the shadow's cap)."""
+    known, groups, groups2, fresh = t
+    kn = known[i]
     if kn is not None and kn[x]:
         # Exact: the card may also have been a group or a fresh one, but cards of one type are
         # interchangeable, so "K less x" describes every case.
         kn[x] -= 1
         if not any(kn):
-            s.known[i] = None
-        return
-    g = s.groups[i]
-    f = s.fresh[i]
+            known[i] = None
+        return False
+    g = groups[i]
+    f = fresh[i]
     outside = size_before - (sum(kn) if kn is not None else 0) - (g[R] if g is not None else 0)
     surely_fresh = f and outside == f and (g is None or not (g[x] or g[WILD]))
-    g2 = s.groups2[i]
+    g2 = groups2[i]
     if g2 is not None and g2[x]:  # the same rule for the second group: (M2 - x, r2 - 1)
         g2[x] -= 1
         g2[R] -= 1
-        _normalise2(s, i)
+        _normalise2(t, i)
     if g is not None:
         if g[x]:  # (M, r) -> (M - x, r - 1): every hand afterwards holds r - 1 of M - x
             g[x] -= 1
@@ -98,33 +107,33 @@ def seen_leave(s: "CabulaState", v: int, p: int, x: int, size_before: int) -> No
         elif g[WILD] and outside == 0:  # only an unknown card of the group can have been it
             g[WILD] -= 1
             g[R] -= 1
-        _normalise(s, i)
+        _normalise(t, i)
     if f:
-        s.fresh[i] = f - 1  # it may have been a fresh card: one fewer is sure
-        if surely_fresh:  # it was one: it came from the rebuilt deck
-            s.deck_cap[v][x] -= 1
-            refloor(s, v)
+        fresh[i] = f - 1  # it may have been a fresh card: one fewer is sure
+        return bool(surely_fresh)  # if it was one, it came from the rebuilt deck
+    return False
 
 
-def unseen_leave(s: "CabulaState", v: int, p: int, size_before: int) -> None:
-    """A card ``v`` did not see left ``p``'s hand (a crystal ball between two other players): all
-    that ``v`` placed there, plus the cards it never saw, form one group with one survivor fewer.
-    With both ``K`` (two cards or more) and a group, ``(K, |K| - 1)`` becomes the second group (at
-    most one of ``K`` went); a second group already there loses one survivor, or gives way to it."""
-    i = v * s.num_players + p
-    kn = s.known[i]
-    g = s.groups[i]
-    s.fresh[i] = 0
-    g2 = s.groups2[i]
+def unseen_leave(t: Table, i: int, size_before: int) -> None:
+    """A card the viewer of row ``i`` did not see left the hand (a crystal ball between two other
+    players): all that the viewer placed there, plus the cards it never saw, form one group with
+    one survivor fewer. With both ``K`` (two cards or more) and a group, ``(K, |K| - 1)`` becomes
+    the second group (at most one of ``K`` went); a second group already there loses one
+    survivor, or gives way to it."""
+    known, groups, groups2, fresh = t
+    kn = known[i]
+    g = groups[i]
+    fresh[i] = 0
+    g2 = groups2[i]
     if g2 is not None:  # hand less K held r2 of M2, so the hand did; it lost one card
         g2[R] -= 1
-        _normalise2(s, i)
+        _normalise2(t, i)
     if kn is None and g is None:
         return
     row = (kn[:] if kn is not None else [0] * NUM_TYPES) + [0, 0]
     k_size = sum(kn) if kn is not None else 0
     if g is not None and k_size >= 2:
-        s.groups2[i] = kn[:] + [0, k_size - 1]
+        groups2[i] = kn[:] + [0, k_size - 1]
     r = 0
     if g is not None:
         for c in range(R):
@@ -133,51 +142,50 @@ def unseen_leave(s: "CabulaState", v: int, p: int, size_before: int) -> None:
     outside = size_before - k_size - r
     row[WILD] += outside
     row[R] = k_size + r + outside - 1
-    s.known[i] = None
-    s.groups[i] = row
-    _normalise(s, i)
+    known[i] = None
+    groups[i] = row
+    _normalise(t, i)
 
 
-def plain_gain(s: "CabulaState", v: int, p: int, c: int, k: int = 1) -> None:
-    """``v`` saw ``k`` cards of type ``c`` go into ``p``'s hand."""
-    i = v * s.num_players + p
-    kn = s.known[i]
+def plain_gain(t: Table, i: int, c: int, k: int = 1) -> None:
+    """The viewer of row ``i`` saw ``k`` cards of type ``c`` go into the hand."""
+    known = t[0]
+    kn = known[i]
     if kn is None:
-        kn = s.known[i] = [0] * NUM_TYPES
+        kn = known[i] = [0] * NUM_TYPES
     kn[c] += k
 
 
-def look(s: "CabulaState", v: int, p: int) -> None:
-    """``v`` sees ``p``'s whole hand (two crystal balls): everything is certain now."""
-    i = v * s.num_players + p
-    hand = s.hands[p]
-    s.known[i] = hand[:] if any(hand) else None
-    s.groups[i] = None
-    s.groups2[i] = None
-    s.fresh[i] = 0
+def look(t: Table, i: int, hand: list[int]) -> None:
+    """The viewer of row ``i`` sees the whole hand (two crystal balls): everything is certain now."""
+    t[0][i] = hand[:] if any(hand) else None
+    t[1][i] = None
+    t[2][i] = None
+    t[3][i] = 0
 
 
-def unseen_draw(s: "CabulaState", p: int) -> None:
+def unseen_draw(t: Table, n: int, p: int) -> None:
     """``p`` drew a non-curse card from a rebuilt deck: a fresh card to every other seat."""
-    n = s.num_players
+    fresh = t[3]
     for i in range(p, n * n, n):
         if i != p * n + p:
-            s.fresh[i] += 1
+            fresh[i] += 1
 
 
-def deck_ran_out(s: "CabulaState") -> None:
+def deck_ran_out(t: Table, cap_of) -> None:
     """The rebuilt deck is empty (it is about to be rebuilt again): the cards drawn from it unseen
-    are the whole of ``deck_cap``, so ``p``'s fresh cards become a group ``(deck_cap, fresh)`` on
-    ``p``'s hand when it has none (with one already there, this tie is dropped)."""
-    n = s.num_players
-    fresh = s.fresh
+    by the viewer of row ``i`` are ``cap_of(i)`` (per type, then unknown cards), so the hand's
+    fresh cards become a group ``(cap_of(i), fresh)`` when it has none (with one already there,
+    this tie is dropped). For the real rows that is the viewer's ``deck_cap``; for the shadow, the
+    part of it the hand's owner can work out (``shadow_cap_of``)."""
+    fresh, groups = t[3], t[1]
     for i, f in enumerate(fresh):
         if not f:
             continue
         fresh[i] = 0
-        if s.groups[i] is None:
-            s.groups[i] = s.deck_cap[i // n][:] + [0, f]
-            _normalise(s, i)
+        if groups[i] is None:
+            groups[i] = cap_of(i, f) + [f]
+            _normalise(t, i)
 
 
 def refloor(s: "CabulaState", v: int) -> None:
@@ -188,43 +196,108 @@ def refloor(s: "CabulaState", v: int) -> None:
     s.deck_floor[v] = [k if IS_CURSE[c] else max(0, k - u) for c, k in enumerate(cap)]
 
 
+def _claims(t: Table, name: str, i: int, v: int, p: int, hand: list[int], rebuilt: bool,
+            out: list[str]) -> None:
+    """Row ``i`` of table ``t`` (``name``: "" for the real table, "shadow_" for the shadow) makes
+    only true claims about ``p``'s hand: its groups hold, its fresh cards fit (and need a rebuilt
+    deck)."""
+    known, groups, groups2, fresh = t
+    g = groups[i]
+    g2 = groups2[i]
+    f = fresh[i]
+    kn = known[i] or [0] * NUM_TYPES
+    rest = sum(hand) - sum(kn)  # cards of p's hand v has no certain claim on
+    if g is not None:
+        r = g[R]
+        held = sum(min(hand[c] - kn[c], g[c]) for c in range(NUM_TYPES))
+        if not 1 <= r < sum(g[:R]) or r > rest or held < r - g[WILD] or not any(g[:WILD]):
+            out.append(f"{name}groups[{i}]: player {v}'s group {g} does not hold for player {p}'s "
+                       f"hand {hand}")
+        rest -= r
+    if g2 is not None:
+        r2 = g2[R]
+        held2 = sum(min(hand[c] - kn[c], g2[c]) for c in range(NUM_TYPES))
+        if not 1 <= r2 < sum(g2[:R]) or g2[WILD] or held2 < r2:
+            out.append(f"{name}groups2[{i}]: player {v}'s second group {g2} does not hold for player "
+                       f"{p}'s hand {hand}")
+    if f and (f > rest or not rebuilt):
+        out.append(f"{name}fresh[{i}]: {f} fresh cards, but only {rest} unplaced cards in player "
+                   f"{p}'s hand")
+
+
 def problems(s: "CabulaState") -> list[str]:
     """What must hold between the knowledge and the hands (called by ``invariants``)."""
     n = s.num_players
-    out = []
+    out: list[str] = []
     deck_size = len(s.deck)
+    t = (s.known, s.groups, s.groups2, s.fresh)
     for v in range(n):
         owed = 0
         for p in range(n):
             i = v * n + p
-            g = s.groups[i]
-            g2 = s.groups2[i]
-            f = s.fresh[i]
             if v == p:
-                if g is not None or g2 is not None or f:
+                if s.groups[i] is not None or s.groups2[i] is not None or s.fresh[i]:
                     out.append(f"groups/fresh[{i}]: player {v} has a group about their own hand")
                 continue
-            hand = s.hands[p]
-            kn = s.known[i] or [0] * NUM_TYPES
-            rest = sum(hand) - sum(kn)  # cards of p's hand v has no certain claim on
-            if g is not None:
-                r = g[R]
-                held = sum(min(hand[c] - kn[c], g[c]) for c in range(NUM_TYPES))
-                if not 1 <= r < sum(g[:R]) or r > rest or held < r - g[WILD] or not any(g[:WILD]):
-                    out.append(f"groups[{i}]: player {v}'s group {g} does not hold for player {p}'s "
-                               f"hand {hand}")
-                rest -= r
-            if g2 is not None:
-                r2 = g2[R]
-                held2 = sum(min(hand[c] - kn[c], g2[c]) for c in range(NUM_TYPES))
-                if not 1 <= r2 < sum(g2[:R]) or g2[WILD] or held2 < r2:
-                    out.append(f"groups2[{i}]: player {v}'s second group {g2} does not hold for player "
-                               f"{p}'s hand {hand}")
-            if f and (f > rest or not s.deck_cap_known):
-                out.append(f"fresh[{i}]: {f} fresh cards, but only {rest} unplaced cards in player "
-                           f"{p}'s hand")
-            owed += f
+            _claims(t, "", i, v, p, s.hands[p], s.deck_cap_known, out)
+            owed += s.fresh[i]
         if s.deck_cap_known and owed > sum(s.deck_cap[v]) - deck_size:
             out.append(f"fresh: player {v} counts {owed} cards drawn from the rebuilt deck, more than "
                        "it lost")
+    return out
+
+
+def shadow_problems(s: "CabulaState") -> list[str]:
+    """What must hold for the shadow table (called by ``invariants``): its rows make only true
+    claims about the owner's hand; its certain cards are among the real row's and its fresh count
+    at most the real one (it is the real row's rules on the part of the viewer's sightings the
+    owner shares: it never knows more); with two players it *is* the real row, and the owner's
+    cap is the viewer's ``deck_cap`` less the deck. The owner's cap holds no more cards than the
+    owner drew from the rebuilt deck, and no viewer lost sight of more cards of it than the other
+    players drew."""
+    n = s.num_players
+    out: list[str] = []
+    shadow = (s.shadow_known, s.shadow_groups, s.shadow_groups2, s.shadow_fresh)
+    drawn = s.rebuilt_draws
+    rebuilt = s.deck_cap_known
+    deck = None
+    if not rebuilt and any(drawn):
+        out.append(f"rebuilt_draws: {drawn} cards drawn from a rebuilt deck, but the deck was never rebuilt")
+    for v in range(n):
+        if rebuilt and sum(s.deck_cap[v]) - len(s.deck) > sum(drawn) - drawn[v]:
+            out.append(f"rebuilt_draws: player {v} lost sight of more cards of the rebuilt deck than "
+                       f"the others drew ({drawn})")
+        for p in range(n):
+            i = v * n + p
+            kn, cap = s.shadow_known[i], s.shadow_cap[i]
+            if v == p:
+                if (kn is not None or s.shadow_groups[i] is not None or s.shadow_groups2[i] is not None
+                        or s.shadow_fresh[i] or cap is not None):
+                    out.append(f"shadow_*[{i}]: player {p} shadows its own knowledge of its own hand")
+                continue
+            hand = s.hands[p]
+            if kn is not None and (not any(kn) or any(k > h for k, h in zip(kn, hand))):
+                out.append(f"shadow_known[{i}]: claims cards player {p} does not hold (or an empty row)")
+            _claims(shadow, "shadow_", i, v, p, hand, rebuilt, out)
+            if cap is not None and (not rebuilt or sum(cap) > drawn[p] or sum(cap) < s.shadow_fresh[i]):
+                out.append(f"shadow_cap[{i}]: {sum(cap)} cards, not between player {p}'s fresh cards "
+                           f"({s.shadow_fresh[i]}) and its draws from the rebuilt deck ({drawn[p]})")
+            real = s.known[i] or [0] * NUM_TYPES
+            if kn is not None and any(k > r for k, r in zip(kn, real)):
+                out.append(f"shadow_known[{i}]: player {p} credits player {v} with certain cards it "
+                           f"does not know ({kn} against {real})")
+            if s.shadow_fresh[i] > s.fresh[i]:
+                out.append(f"shadow_fresh[{i}]: more fresh cards than player {v} knows of")
+            if n == 2:
+                if (s.shadow_known[i], s.shadow_groups[i], s.shadow_groups2[i], s.shadow_fresh[i]) != (
+                        s.known[i], s.groups[i], s.groups2[i], s.fresh[i]):
+                    out.append(f"shadow_*[{i}]: with two players the shadow is the real row")
+                if rebuilt:
+                    if deck is None:
+                        deck = [0] * NUM_TYPES
+                        for c in s.deck:
+                            deck[c] += 1
+                    mine = cap or [0] * NUM_TYPES
+                    if [d + m for d, m in zip(deck, mine)] != s.deck_cap[v]:
+                        out.append(f"shadow_cap[{i}]: with two players it is deck_cap[{v}] less the deck")
     return out

@@ -486,8 +486,24 @@ def _clamp_others_knowledge(fields: dict, me: int, n: int) -> None:
     known = fields["known"]
     for i, kn in enumerate(known):
         v, p = divmod(i, n)
-        if v == me:
+        if p == me or v == me:
+            # My hand is the same in the world, so the others' rows about it stay true; my own rows
+            # are kept by the world (the seat's knowledge), and the other player's shadow of them
+            # becomes a copy of them (true there, and as much as p can know).
+            if v == me and p != me:
+                for name in ("known", "groups", "groups2", "fresh"):
+                    fields["shadow_" + name][i] = copy.deepcopy(fields[name][i])
+                # p's part of my deck_cap: with two players all of it, the cards I saw no one draw
+                # (the deck is the same in the world); with more, not known to be any
+                cap = None
+                if n == 2 and fields["deck_cap_known"]:
+                    cap = [c - d for c, d in zip(fields["deck_cap"][me], deck)]
+                fields["shadow_cap"][i] = cap if cap and any(cap) else None
             continue
+        # a third player's shadow of this row is about a hand that may differ in the world
+        fields["shadow_known"][i] = fields["shadow_groups"][i] = fields["shadow_groups2"][i] = None
+        fields["shadow_fresh"][i] = 0
+        fields["shadow_cap"][i] = None
         fields["groups"][i] = None  # dropping a claim keeps it sound in any world
         fields["groups2"][i] = None
         fields["fresh"][i] = 0

@@ -232,6 +232,21 @@ class CabulaGame(Game):
                 "most one left unseen while I also held a group): count per type / 5 (row 0 unused)")
         lay.add("maybe2_count", n, "how many cards of that second group surely remain in that hand / 5")
         lay.add("fresh", n, "per other hand: cards I know it drew unseen from the current rebuilt deck / 5")
+        # What each other player knows of my hand, as far as I can work it out (knowledge.py, the
+        # shadow): one row per other player, row k - 1 for the player k seats clockwise.
+        m = n - 1
+        lay.add("their_known", (m, T), "per other player (row k-1: k seats clockwise): the cards of my "
+                "hand they know for sure / 5")
+        lay.add("their_maybe", (m, T + 1), "per other player: their group about my hand: count per type, "
+                "then unknown cards (also cards of others' draws I never saw), / 5")
+        lay.add("their_maybe_count", m, "per other player: how many cards of that group surely remain / 5")
+        lay.add("their_maybe2", (m, T), "per other player: their second group about my hand, count per "
+                "type / 5")
+        lay.add("their_maybe2_count", m, "per other player: how many cards of it surely remain / 5")
+        lay.add("their_fresh", m, "per other player: cards of my hand they know I drew from the current "
+                "rebuilt deck / 5")
+        lay.add("their_cap", (m, T + 1), "per other player: my draws from the current rebuilt deck they "
+                "did not see leave it, per type / 5; then the cards neither of us drew from it / all cards")
         lay.add("discard", T, "discard pile: count of each type / that type's count in the deck")
         lay.add("deck_size", 1, "cards in the deck / all cards")
         lay.add("deck_floor", T, "cards I know for sure are in the deck, per type / that type's count")
@@ -308,6 +323,18 @@ class CabulaState(State):
         # from a hand with both certain cards and a group (knowledge.py)
         s.groups2 = [None] * (n * n)
         s.fresh = [0] * (n * n)
+        # shadow_*[v * n + p]: p's reconstruction of v's row about p's hand (what v knows of p's
+        # hand, as far as p can work it out), kept by the same rules from the events p saw v see
+        # (knowledge.py). shadow_cap[v * n + p]: the part of deck_cap[v] that p's own draws make up
+        # (p's non-curse cards drawn from the current rebuilt deck, less those v's row found were
+        # fresh when they left), None while empty; rebuilt_draws[q]: how many non-curse cards q drew
+        # from the current rebuilt deck (public), whose types are the rest of deck_cap[v].
+        s.shadow_known = [None] * (n * n)
+        s.shadow_groups = [None] * (n * n)
+        s.shadow_groups2 = [None] * (n * n)
+        s.shadow_fresh = [0] * (n * n)
+        s.shadow_cap = [None] * (n * n)
+        s.rebuilt_draws = [0] * n
         floor = [0] * NUM_TYPES
         for c in C.CURSES:  # hands never hold curses, so every curse is known to be in the deck
             floor[c] = game.composition[c]
@@ -385,31 +412,56 @@ class CabulaState(State):
         g = self.groups2[v * self.num_players + p]
         return g[:] if g is not None else None
 
+    def _tables(self) -> tuple[KN.Table, KN.Table]:
+        """The real knowledge table and its shadow (knowledge.py): the same rules update both."""
+        return ((self.known, self.groups, self.groups2, self.fresh),
+                (self.shadow_known, self.shadow_groups, self.shadow_groups2, self.shadow_fresh))
+
+    def _seen_leave(self, i: int, c: int, size: int, real: bool = True, shadow: bool = True) -> None:
+        """Row ``i``'s viewer saw a card ``c`` leave the hand, in the real table and in the hand
+        owner's shadow of it; a card that can only have been a fresh one leaves the viewer's
+        ``deck_cap`` (and, in the shadow, the owner's part of it)."""
+        t_real, t_shadow = self._tables()
+        if real and KN.seen_leave(t_real, i, c, size):
+            v = i // self.num_players
+            self.deck_cap[v][c] -= 1
+            KN.refloor(self, v)
+        if shadow and KN.seen_leave(t_shadow, i, c, size):
+            self.shadow_cap[i][c] -= 1
+
     def _forget_public(self, p: int, c: int, k: int) -> None:
         """Everyone sees ``k`` cards ``c`` leave ``p``'s hand (called before they leave)."""
         known, groups, groups2, fresh = self.known, self.groups, self.groups2, self.fresh
+        sk, sg, sg2, sf = self.shadow_known, self.shadow_groups, self.shadow_groups2, self.shadow_fresh
         n = self.num_players
         size = -1
-        for i in range(p, n * n, n):  # every viewer's row about p
-            if known[i] is None and groups[i] is None and not fresh[i] and groups2[i] is None:
+        for i in range(p, n * n, n):  # every viewer's row about p, and p's shadow of it
+            real = known[i] is not None or groups[i] is not None or fresh[i] or groups2[i] is not None
+            shadow = sk[i] is not None or sg[i] is not None or sf[i] or sg2[i] is not None
+            if not (real or shadow):
                 continue  # the hot path: nothing known
             if size < 0:
                 size = sum(self.hands[p])
             for j in range(k):
-                KN.seen_leave(self, i // n, p, c, size - j)
+                self._seen_leave(i, c, size - j, real, shadow)
 
     def _move_hidden_card(self, victim: int, taker: int, c: int, chosen: bool) -> None:
         """A crystal ball moved one card ``c`` from ``victim``'s hand to ``taker``'s (``chosen``:
         picked after two balls; else drawn at random with one)."""
         if self._log is not None:
             self._log.append(("move", victim, taker, c, chosen))
+        n = self.num_players
         size = sum(self.hands[victim])
-        for v in range(self.num_players):
+        tables = self._tables()
+        for v in range(n):
+            i = v * n + victim
             if v == taker:
-                KN.seen_leave(self, v, victim, c, size)
-            elif v != victim:
-                KN.unseen_leave(self, v, victim, size)
-        KN.plain_gain(self, victim, taker, c)  # the victim saw which card left their hand
+                self._seen_leave(i, c, size)
+            elif v != victim:  # the victim knows who saw the card and who did not
+                for t in tables:
+                    KN.unseen_leave(t, i, size)
+        for t in tables:  # the victim saw which card left their hand (and the taker knows it)
+            KN.plain_gain(t, victim * n + taker, c)
         self.hands[victim][c] -= 1
         self.hands[taker][c] += 1
 
@@ -424,7 +476,17 @@ class CabulaState(State):
         if self._log is not None:
             self._log.append(("draw", p, c))
         if self.deck_cap_known and not IS_CURSE[c]:
-            KN.unseen_draw(self, p)
+            n = self.num_players
+            for t in self._tables():
+                KN.unseen_draw(t, n, p)
+            self.rebuilt_draws[p] += 1
+            caps = self.shadow_cap
+            for i in range(p, n * n, n):  # p knows what it drew: its part of every other deck_cap
+                if i != p * n + p:
+                    row = caps[i]
+                    if row is None:
+                        row = caps[i] = [0] * NUM_TYPES
+                    row[c] += 1
         floors = self.deck_floor
         caps = self.deck_cap if self.deck_cap_known else None
         if IS_CURSE[c]:  # shown to everyone
@@ -457,13 +519,30 @@ class CabulaState(State):
             self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile))]
         if self._log is not None:
             self._log.append(("shuffle", self.deck[:]))
+        n = self.num_players
         if self.deck_cap_known:
-            KN.deck_ran_out(self)
-        for v in range(self.num_players):
+            real, shadow = self._tables()
+            caps = self.deck_cap
+            KN.deck_ran_out(real, lambda i, f: caps[i // n] + [0])
+            KN.deck_ran_out(shadow, self._shadow_cap_of)
+        for v in range(n):
             self.deck_floor[v] = self.discard[:]
             self.deck_cap[v] = self.discard[:]
+        self.shadow_cap = [None] * (n * n)
+        self.rebuilt_draws = [0] * n
         self.deck_cap_known = True
         self.discard = [0] * NUM_TYPES
+
+    def _shadow_cap_of(self, i: int, f: int) -> list[int]:
+        """What row ``i``'s hand owner ``p`` can know of viewer ``v``'s ``deck_cap`` when the rebuilt
+        deck runs out (the cards ``v`` saw no one draw from it), as a group row less its count: per
+        type, ``p``'s own part (``shadow_cap``); then, as unknown cards, the third players' draws,
+        whose types ``p`` never saw, at most ``f`` of them (of ``f`` survivors no more can be
+        theirs). With two players there are none: the shadow is exact (docs, item 5)."""
+        v, p = divmod(i, self.num_players)
+        drawn = self.rebuilt_draws
+        row = self.shadow_cap[i]
+        return (row[:] if row is not None else [0] * NUM_TYPES) + [min(f, sum(drawn) - drawn[v] - drawn[p])]
 
     def _pool_has_hand_card(self) -> bool:
         disc = self.discard
@@ -629,8 +708,9 @@ class CabulaState(State):
         if card == BALL:
             hand = self.hands[v]
             if cnt == 2:
-                # the attacker looks at the whole hand
-                KN.look(self, a, v)
+                # the attacker looks at the whole hand (and its owner knows what it saw)
+                for t in self._tables():
+                    KN.look(t, a * self.num_players + v, hand)
                 if self._log is not None:
                     self._log.append(("look", a, v))
                 stack.append({"k": "take", "p": a, "v": v})
@@ -667,9 +747,11 @@ class CabulaState(State):
         self.hands[v][card] += k
         if self._log is not None:
             self._log.append(("in", v, card, k))
-        for w in range(self.num_players):
-            if w != v:
-                KN.plain_gain(self, w, v, card, k)  # returned in plain view
+        n = self.num_players
+        for t in self._tables():
+            for w in range(n):
+                if w != v:
+                    KN.plain_gain(t, w * n + v, card, k)  # returned in plain view
 
     def _star_chosen(self, f: dict, s: int) -> None:
         v, a, why = f["v"], f["a"], f["why"]
@@ -895,23 +977,22 @@ class CabulaState(State):
             bad(f"deck: must be a list of card types 0..{NUM_TYPES - 1}")
         counts("discard", self.discard)
         per_player("display", self.display, 2)
-        kn = self.known
-        if not isinstance(kn, list) or len(kn) != n * n:
-            bad(f"known: must hold {n * n} entries (one per pair of players), got {str(kn)[:80]}")
-        else:
-            for i, row in enumerate(kn):
-                if row is not None:
-                    counts(f"known[{i}]", row)
-        for name, gr in (("groups", self.groups), ("groups2", self.groups2)):
-            if not isinstance(gr, list) or len(gr) != n * n:
-                bad(f"{name}: must hold {n * n} entries (one per pair of players), got {str(gr)[:80]}")
+        for name, rows, length in (
+            ("known", self.known, NUM_TYPES), ("groups", self.groups, KN.GROUP_LEN),
+            ("groups2", self.groups2, KN.GROUP_LEN), ("shadow_known", self.shadow_known, NUM_TYPES),
+            ("shadow_groups", self.shadow_groups, KN.GROUP_LEN),
+            ("shadow_groups2", self.shadow_groups2, KN.GROUP_LEN), ("shadow_cap", self.shadow_cap, NUM_TYPES),
+        ):
+            if not isinstance(rows, list) or len(rows) != n * n:
+                bad(f"{name}: must hold {n * n} entries (one per pair of players), got {str(rows)[:80]}")
             else:
-                for i, row in enumerate(gr):
+                for i, row in enumerate(rows):
                     if row is not None:
-                        counts(f"{name}[{i}]", row, KN.GROUP_LEN)
-        fr = self.fresh
-        if not (isinstance(fr, list) and len(fr) == n * n and all(type(k) is int and k >= 0 for k in fr)):
-            bad(f"fresh: must hold {n * n} whole counts >= 0 (one per pair of players), got {str(fr)[:80]}")
+                        counts(f"{name}[{i}]", row, length)
+        for name, fr, length in (("fresh", self.fresh, n * n), ("shadow_fresh", self.shadow_fresh, n * n),
+                                 ("rebuilt_draws", self.rebuilt_draws, n)):
+            if not (isinstance(fr, list) and len(fr) == length and all(type(k) is int and k >= 0 for k in fr)):
+                bad(f"{name}: must hold {length} whole counts >= 0, got {str(fr)[:80]}")
         at = self.attacks
         if not isinstance(at, list) or len(at) != n or not all(
             x is None or (isinstance(x, list) and len(x) == 2 and type(x[0]) is int
@@ -1028,6 +1109,9 @@ class CabulaState(State):
         if (any(g is not None for g in self.groups) or any(self.fresh)
                 or any(g is not None for g in self.groups2)):
             problems += KN.problems(self)
+        if (self.deck_cap_known or self.shadow_known.count(None) != n * n
+                or self.shadow_groups.count(None) != n * n or self.shadow_groups2.count(None) != n * n):
+            problems += KN.shadow_problems(self)
         for v in range(n):
             if any(map(gt, self.deck_floor[v], deck)):
                 problems.append(f"deck_floor[{v}]: exceeds the deck")
@@ -1049,6 +1133,12 @@ class CabulaState(State):
         new.groups = [g if g is None else g[:] for g in self.groups]
         new.groups2 = [g if g is None else g[:] for g in self.groups2]
         new.fresh = self.fresh[:]
+        new.shadow_known = [k if k is None else k[:] for k in self.shadow_known]
+        new.shadow_groups = [g if g is None else g[:] for g in self.shadow_groups]
+        new.shadow_groups2 = [g if g is None else g[:] for g in self.shadow_groups2]
+        new.shadow_fresh = self.shadow_fresh[:]
+        new.shadow_cap = [c if c is None else c[:] for c in self.shadow_cap]
+        new.rebuilt_draws = self.rebuilt_draws[:]
         new.attacks = self.attacks[:]  # entries are replaced, never mutated
         new.deck_floor = [f[:] for f in self.deck_floor]
         new.deck_cap = [f[:] for f in self.deck_cap]

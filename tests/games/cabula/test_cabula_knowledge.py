@@ -209,12 +209,14 @@ def test_different_players_turning_the_same_curse_on_the_same_victim_read_differ
         assert not np.array_equal(obs[1][q], obs[3][q])
 
 
-@pytest.mark.parametrize("size", [180, 238])  # before the 2026-12-01 changes (groups; second groups)
+# before the 2026-12-01 changes (groups; second groups) and the 2026-12-02 one (the others'
+# knowledge of my hand)
+@pytest.mark.parametrize("size", [180, 238, 268])
 def test_models_trained_on_the_older_observation_are_refused(size):
     from kabenvs.agents.policy import ModelLoadError, check_compatible, game_metadata
 
     game = CabulaGame(num_players=2)
-    assert game.observation_size == 268
+    assert game.observation_size == 329
     old = {**game_metadata(game), "observation_size": size}
     with pytest.raises(ModelLoadError, match=f"observation size {size}.*differs in: observation_size"):
         check_compatible(old, game)
