@@ -23,56 +23,55 @@ _DECISION_INDEX = {"main": 0, "target": 1, "respond": 2, "redirect": 3, "star": 
 _REASON_INDEX = {"witch": 0, "prank": 1, "rob": 2, "chaos_lose": 3, "chaos_give": 4, "cauldron": 5}
 
 
-def _encode_shadow(state: "CabulaState", me: int, put_i, put_v) -> None:
+def _encode_shadow(state: CabulaState, me: int, put_i, put_v) -> None:
     """What each other player ``j`` knows of my hand, as far as I can tell: the shadow rows
-    ``j * n + me`` (knowledge.py), in the row of the player ``k`` seats clockwise at ``k - 1``."""
-    o = state.game.obs_offsets
+    ``j * n + me`` (knowledge.py), in the row of the player ``k`` seats clockwise at ``k - 1``;
+    and, after a rebuild, my part of their ``deck_cap``: my draws from the rebuilt deck (once, for
+    all of them) less what each found was fresh, and everyone's number of draws."""
     n = state.num_players
+    o = state.game.obs_offsets
     T = NUM_TYPES
-    sk, sg, sg2, sf = state.shadow_known, state.shadow_groups, state.shadow_groups2, state.shadow_fresh
-    caps = state.shadow_cap
-    rebuilt = state.deck_cap_known
-    if rebuilt:
-        drawn = state.rebuilt_draws
-        others = sum(drawn) - drawn[me]
-        inv_total = 1.0 / state.game.total_cards
-    for j in range(n):
-        if j == me:
+    # Each table's rows about my hand (row j: player j's), skipped at C speed when all empty.
+    for rows, block, width, count in (
+        (state.shadow_known[me::n], "their_known", T, None),
+        (state.shadow_groups[me::n], "their_maybe", T + 1, "their_maybe_count"),
+        (state.shadow_groups2[me::n], "their_maybe2", T, "their_maybe2_count"),
+        (state.shadow_spent[me::n], "their_spent", T, None),
+    ):
+        if rows.count(None) == n:
             continue
-        i = j * n + me
-        r = (j - me) % n - 1
-        kn = sk[i]
-        if kn is not None:
-            base = o["their_known"] + r * T
-            for c, k in enumerate(kn):
-                if k:
-                    put_i(base + c)
-                    put_v(k * 0.2)
-        for grp, rows, count, width in ((sg[i], "their_maybe", "their_maybe_count", T + 1),
-                                        (sg2[i], "their_maybe2", "their_maybe2_count", T)):
-            if grp is not None:
-                base = o[rows] + r * width
-                for c in range(width):
-                    if grp[c]:
-                        put_i(base + c)
-                        put_v(grp[c] * 0.2)
-                put_i(o[count] + r)
-                put_v(grp[T + 1] * 0.2)
-        if sf[i]:
-            put_i(o["their_fresh"] + r)
-            put_v(sf[i] * 0.2)
-        if rebuilt:
-            base = o["their_cap"] + r * (T + 1)
-            cap = caps[i]
-            if cap is not None:
-                for c, k in enumerate(cap):
+        for j, row in enumerate(rows):
+            if row is not None:
+                r = (j - me) % n - 1
+                base = o[block] + r * width
+                for c, k in enumerate(row[:width]):
                     if k:
                         put_i(base + c)
                         put_v(k * 0.2)
-            unseen = others - drawn[j]
-            if unseen:
-                put_i(base + T)
-                put_v(unseen * inv_total)
+                if count is not None:
+                    put_i(o[count] + r)
+                    put_v(row[T + 1] * 0.2)
+    if not state.deck_cap_known:
+        return  # fresh cards and draws from a rebuilt deck need one
+    fresh = state.shadow_fresh[me::n]
+    if any(fresh):
+        base = o["their_fresh"]
+        for j, f in enumerate(fresh):
+            if f:
+                put_i(base + (j - me) % n - 1)
+                put_v(f * 0.2)
+    base = o["my_rebuilt_draws"]
+    for c, k in enumerate(state.rebuilt_drawn[me]):
+        if k:
+            put_i(base + c)
+            put_v(k * 0.2)
+    base = o["rebuilt_draws"]
+    inv_total = 1.0 / state.game.total_cards
+    for q, row in enumerate(state.rebuilt_drawn):
+        k = sum(row)
+        if k:
+            put_i(base + (q - me) % n)
+            put_v(k * inv_total)
 
 
 def encode(state: "CabulaState", me: int) -> np.ndarray:

@@ -177,7 +177,7 @@ def deck_ran_out(t: Table, cap_of) -> None:
     by the viewer of row ``i`` are ``cap_of(i)`` (per type, then unknown cards), so the hand's
     fresh cards become a group ``(cap_of(i), fresh)`` when it has none (with one already there,
     this tie is dropped). For the real rows that is the viewer's ``deck_cap``; for the shadow, the
-    part of it the hand's owner can work out (``shadow_cap_of``)."""
+    part of it the hand's owner can work out (``CabulaState._shadow_cap_of``)."""
     fresh, groups = t[3], t[1]
     for i, f in enumerate(fresh):
         if not f:
@@ -247,41 +247,41 @@ def problems(s: "CabulaState") -> list[str]:
     return out
 
 
-def shadow_problems(s: "CabulaState") -> list[str]:
+def shadow_problems(s: CabulaState) -> list[str]:
     """What must hold for the shadow table (called by ``invariants``): its rows make only true
     claims about the owner's hand; its certain cards are among the real row's and its fresh count
     at most the real one (it is the real row's rules on the part of the viewer's sightings the
     owner shares: it never knows more); with two players it *is* the real row, and the owner's
-    cap is the viewer's ``deck_cap`` less the deck. The owner's cap holds no more cards than the
-    owner drew from the rebuilt deck, and no viewer lost sight of more cards of it than the other
-    players drew."""
+    part of the viewer's ``deck_cap`` is all of it less the deck. No viewer lost sight of more
+    cards of the rebuilt deck than the other players drew from it."""
     n = s.num_players
     out: list[str] = []
     shadow = (s.shadow_known, s.shadow_groups, s.shadow_groups2, s.shadow_fresh)
-    drawn = s.rebuilt_draws
     rebuilt = s.deck_cap_known
+    drawn = [sum(row) for row in s.rebuilt_drawn]
+    if not rebuilt and (any(drawn) or s.shadow_spent.count(None) != n * n):
+        out.append("rebuilt_drawn/shadow_spent: cards drawn from a rebuilt deck, but the deck was never rebuilt")
     deck = None
-    if not rebuilt and any(drawn):
-        out.append(f"rebuilt_draws: {drawn} cards drawn from a rebuilt deck, but the deck was never rebuilt")
     for v in range(n):
         if rebuilt and sum(s.deck_cap[v]) - len(s.deck) > sum(drawn) - drawn[v]:
-            out.append(f"rebuilt_draws: player {v} lost sight of more cards of the rebuilt deck than "
+            out.append(f"rebuilt_drawn: player {v} lost sight of more cards of the rebuilt deck than "
                        f"the others drew ({drawn})")
         for p in range(n):
             i = v * n + p
-            kn, cap = s.shadow_known[i], s.shadow_cap[i]
+            kn, spent = s.shadow_known[i], s.shadow_spent[i]
             if v == p:
                 if (kn is not None or s.shadow_groups[i] is not None or s.shadow_groups2[i] is not None
-                        or s.shadow_fresh[i] or cap is not None):
+                        or s.shadow_fresh[i] or spent is not None):
                     out.append(f"shadow_*[{i}]: player {p} shadows its own knowledge of its own hand")
                 continue
             hand = s.hands[p]
             if kn is not None and (not any(kn) or any(k > h for k, h in zip(kn, hand))):
                 out.append(f"shadow_known[{i}]: claims cards player {p} does not hold (or an empty row)")
             _claims(shadow, "shadow_", i, v, p, hand, rebuilt, out)
-            if cap is not None and (not rebuilt or sum(cap) > drawn[p] or sum(cap) < s.shadow_fresh[i]):
-                out.append(f"shadow_cap[{i}]: {sum(cap)} cards, not between player {p}'s fresh cards "
-                           f"({s.shadow_fresh[i]}) and its draws from the rebuilt deck ({drawn[p]})")
+            cap = s.shadow_cap(i)
+            if min(cap) < 0 or sum(cap) < s.shadow_fresh[i]:
+                out.append(f"shadow_spent[{i}]: player {p}'s part of player {v}'s deck_cap, {cap}, is "
+                           f"negative or smaller than its fresh cards ({s.shadow_fresh[i]})")
             real = s.known[i] or [0] * NUM_TYPES
             if kn is not None and any(k > r for k, r in zip(kn, real)):
                 out.append(f"shadow_known[{i}]: player {p} credits player {v} with certain cards it "
@@ -297,7 +297,7 @@ def shadow_problems(s: "CabulaState") -> list[str]:
                         deck = [0] * NUM_TYPES
                         for c in s.deck:
                             deck[c] += 1
-                    mine = cap or [0] * NUM_TYPES
-                    if [d + m for d, m in zip(deck, mine)] != s.deck_cap[v]:
-                        out.append(f"shadow_cap[{i}]: with two players it is deck_cap[{v}] less the deck")
+                    if [d + m for d, m in zip(deck, cap)] != s.deck_cap[v]:
+                        out.append(f"shadow_spent[{i}]: with two players, player {p}'s part of "
+                                   f"deck_cap[{v}] is all of it less the deck")
     return out

@@ -493,17 +493,13 @@ def _clamp_others_knowledge(fields: dict, me: int, n: int) -> None:
             if v == me and p != me:
                 for name in ("known", "groups", "groups2", "fresh"):
                     fields["shadow_" + name][i] = copy.deepcopy(fields[name][i])
-                # p's part of my deck_cap: with two players all of it, the cards I saw no one draw
-                # (the deck is the same in the world); with more, not known to be any
-                cap = None
-                if n == 2 and fields["deck_cap_known"]:
-                    cap = [c - d for c, d in zip(fields["deck_cap"][me], deck)]
-                fields["shadow_cap"][i] = cap if cap and any(cap) else None
+                if n > 2:  # p's part of my deck_cap: all its draws (with two players, as it was)
+                    fields["shadow_spent"][i] = None
             continue
         # a third player's shadow of this row is about a hand that may differ in the world
         fields["shadow_known"][i] = fields["shadow_groups"][i] = fields["shadow_groups2"][i] = None
         fields["shadow_fresh"][i] = 0
-        fields["shadow_cap"][i] = None
+        fields["shadow_spent"][i] = None
         fields["groups"][i] = None  # dropping a claim keeps it sound in any world
         fields["groups2"][i] = None
         fields["fresh"][i] = 0

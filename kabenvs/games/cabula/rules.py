@@ -238,15 +238,19 @@ class CabulaGame(Game):
         lay.add("their_known", (m, T), "per other player (row k-1: k seats clockwise): the cards of my "
                 "hand they know for sure / 5")
         lay.add("their_maybe", (m, T + 1), "per other player: their group about my hand: count per type, "
-                "then unknown cards (also cards of others' draws I never saw), / 5")
+                "then unknown cards (mine they never saw, or a third player's draws it may count), / 5")
         lay.add("their_maybe_count", m, "per other player: how many cards of that group surely remain / 5")
         lay.add("their_maybe2", (m, T), "per other player: their second group about my hand, count per "
                 "type / 5")
         lay.add("their_maybe2_count", m, "per other player: how many cards of it surely remain / 5")
         lay.add("their_fresh", m, "per other player: cards of my hand they know I drew from the current "
                 "rebuilt deck / 5")
-        lay.add("their_cap", (m, T + 1), "per other player: my draws from the current rebuilt deck they "
-                "did not see leave it, per type / 5; then the cards neither of us drew from it / all cards")
+        lay.add("their_spent", (m, T), "per other player: cards I drew from the current rebuilt deck that "
+                "they saw leave my hand knowing they came from it / 5")
+        lay.add("my_rebuilt_draws", T, "the cards I drew from the current rebuilt deck / 5 (with their_spent: "
+                "my part of each other player's view of the deck)")
+        lay.add("rebuilt_draws", n, "seat-relative: how many cards each player drew from the current rebuilt "
+                "deck, curses not counted / all cards")
         lay.add("discard", T, "discard pile: count of each type / that type's count in the deck")
         lay.add("deck_size", 1, "cards in the deck / all cards")
         lay.add("deck_floor", T, "cards I know for sure are in the deck, per type / that type's count")
@@ -325,16 +329,16 @@ class CabulaState(State):
         s.fresh = [0] * (n * n)
         # shadow_*[v * n + p]: p's reconstruction of v's row about p's hand (what v knows of p's
         # hand, as far as p can work it out), kept by the same rules from the events p saw v see
-        # (knowledge.py). shadow_cap[v * n + p]: the part of deck_cap[v] that p's own draws make up
-        # (p's non-curse cards drawn from the current rebuilt deck, less those v's row found were
-        # fresh when they left), None while empty; rebuilt_draws[q]: how many non-curse cards q drew
-        # from the current rebuilt deck (public), whose types are the rest of deck_cap[v].
+        # (knowledge.py). rebuilt_drawn[q]: the non-curse cards q drew from the current rebuilt deck
+        # (q knows them; the others, how many); shadow_spent[v * n + p]: those of p's that the shadow
+        # of v's row found were fresh when they left (None: none). p's draws less them are p's part
+        # of deck_cap[v]; the other players' draws are the rest, of types p never saw.
         s.shadow_known = [None] * (n * n)
         s.shadow_groups = [None] * (n * n)
         s.shadow_groups2 = [None] * (n * n)
         s.shadow_fresh = [0] * (n * n)
-        s.shadow_cap = [None] * (n * n)
-        s.rebuilt_draws = [0] * n
+        s.shadow_spent = [None] * (n * n)
+        s.rebuilt_drawn = [[0] * NUM_TYPES for _ in range(n)]
         floor = [0] * NUM_TYPES
         for c in C.CURSES:  # hands never hold curses, so every curse is known to be in the deck
             floor[c] = game.composition[c]
@@ -427,7 +431,10 @@ class CabulaState(State):
             self.deck_cap[v][c] -= 1
             KN.refloor(self, v)
         if shadow and KN.seen_leave(t_shadow, i, c, size):
-            self.shadow_cap[i][c] -= 1
+            spent = self.shadow_spent[i]
+            if spent is None:
+                spent = self.shadow_spent[i] = [0] * NUM_TYPES
+            spent[c] += 1
 
     def _forget_public(self, p: int, c: int, k: int) -> None:
         """Everyone sees ``k`` cards ``c`` leave ``p``'s hand (called before they leave)."""
@@ -479,14 +486,7 @@ class CabulaState(State):
             n = self.num_players
             for t in self._tables():
                 KN.unseen_draw(t, n, p)
-            self.rebuilt_draws[p] += 1
-            caps = self.shadow_cap
-            for i in range(p, n * n, n):  # p knows what it drew: its part of every other deck_cap
-                if i != p * n + p:
-                    row = caps[i]
-                    if row is None:
-                        row = caps[i] = [0] * NUM_TYPES
-                    row[c] += 1
+            self.rebuilt_drawn[p][c] += 1
         floors = self.deck_floor
         caps = self.deck_cap if self.deck_cap_known else None
         if IS_CURSE[c]:  # shown to everyone
@@ -528,21 +528,28 @@ class CabulaState(State):
         for v in range(n):
             self.deck_floor[v] = self.discard[:]
             self.deck_cap[v] = self.discard[:]
-        self.shadow_cap = [None] * (n * n)
-        self.rebuilt_draws = [0] * n
+        self.shadow_spent = [None] * (n * n)
+        self.rebuilt_drawn = [[0] * NUM_TYPES for _ in range(n)]
         self.deck_cap_known = True
         self.discard = [0] * NUM_TYPES
 
+    def shadow_cap(self, i: int) -> list[int]:
+        """Row ``i`` = ``v * n + p``: ``p``'s part of ``deck_cap[v]``, per type: the cards ``p`` drew
+        from the current rebuilt deck less those the shadow of ``v``'s row found were fresh when
+        they left (a copy)."""
+        drawn = self.rebuilt_drawn[i % self.num_players]
+        spent = self.shadow_spent[i]
+        return drawn[:] if spent is None else [d - k for d, k in zip(drawn, spent)]
+
     def _shadow_cap_of(self, i: int, f: int) -> list[int]:
         """What row ``i``'s hand owner ``p`` can know of viewer ``v``'s ``deck_cap`` when the rebuilt
-        deck runs out (the cards ``v`` saw no one draw from it), as a group row less its count: per
-        type, ``p``'s own part (``shadow_cap``); then, as unknown cards, the third players' draws,
-        whose types ``p`` never saw, at most ``f`` of them (of ``f`` survivors no more can be
+        deck runs out (the cards ``v`` did not see drawn from it), as a group row less its count:
+        per type, ``p``'s own part (``shadow_cap``); then, as unknown cards, the third players'
+        draws, whose types ``p`` never saw, at most ``f`` of them (of ``f`` survivors no more can be
         theirs). With two players there are none: the shadow is exact (docs, item 5)."""
         v, p = divmod(i, self.num_players)
-        drawn = self.rebuilt_draws
-        row = self.shadow_cap[i]
-        return (row[:] if row is not None else [0] * NUM_TYPES) + [min(f, sum(drawn) - drawn[v] - drawn[p])]
+        third = sum(sum(row) for q, row in enumerate(self.rebuilt_drawn) if q != v and q != p)
+        return self.shadow_cap(i) + [min(f, third)]
 
     def _pool_has_hand_card(self) -> bool:
         disc = self.discard
@@ -981,7 +988,7 @@ class CabulaState(State):
             ("known", self.known, NUM_TYPES), ("groups", self.groups, KN.GROUP_LEN),
             ("groups2", self.groups2, KN.GROUP_LEN), ("shadow_known", self.shadow_known, NUM_TYPES),
             ("shadow_groups", self.shadow_groups, KN.GROUP_LEN),
-            ("shadow_groups2", self.shadow_groups2, KN.GROUP_LEN), ("shadow_cap", self.shadow_cap, NUM_TYPES),
+            ("shadow_groups2", self.shadow_groups2, KN.GROUP_LEN), ("shadow_spent", self.shadow_spent, NUM_TYPES),
         ):
             if not isinstance(rows, list) or len(rows) != n * n:
                 bad(f"{name}: must hold {n * n} entries (one per pair of players), got {str(rows)[:80]}")
@@ -989,8 +996,8 @@ class CabulaState(State):
                 for i, row in enumerate(rows):
                     if row is not None:
                         counts(f"{name}[{i}]", row, length)
-        for name, fr, length in (("fresh", self.fresh, n * n), ("shadow_fresh", self.shadow_fresh, n * n),
-                                 ("rebuilt_draws", self.rebuilt_draws, n)):
+        per_player("rebuilt_drawn", self.rebuilt_drawn)
+        for name, fr, length in (("fresh", self.fresh, n * n), ("shadow_fresh", self.shadow_fresh, n * n)):
             if not (isinstance(fr, list) and len(fr) == length and all(type(k) is int and k >= 0 for k in fr)):
                 bad(f"{name}: must hold {length} whole counts >= 0, got {str(fr)[:80]}")
         at = self.attacks
@@ -1137,8 +1144,8 @@ class CabulaState(State):
         new.shadow_groups = [g if g is None else g[:] for g in self.shadow_groups]
         new.shadow_groups2 = [g if g is None else g[:] for g in self.shadow_groups2]
         new.shadow_fresh = self.shadow_fresh[:]
-        new.shadow_cap = [c if c is None else c[:] for c in self.shadow_cap]
-        new.rebuilt_draws = self.rebuilt_draws[:]
+        new.shadow_spent = [c if c is None else c[:] for c in self.shadow_spent]
+        new.rebuilt_drawn = [d[:] for d in self.rebuilt_drawn]
         new.attacks = self.attacks[:]  # entries are replaced, never mutated
         new.deck_floor = [f[:] for f in self.deck_floor]
         new.deck_cap = [f[:] for f in self.deck_cap]

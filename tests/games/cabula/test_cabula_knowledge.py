@@ -216,7 +216,7 @@ def test_models_trained_on_the_older_observation_are_refused(size):
     from kabenvs.agents.policy import ModelLoadError, check_compatible, game_metadata
 
     game = CabulaGame(num_players=2)
-    assert game.observation_size == 329
+    assert game.observation_size == 344
     old = {**game_metadata(game), "observation_size": size}
     with pytest.raises(ModelLoadError, match=f"observation size {size}.*differs in: observation_size"):
         check_compatible(old, game)
