@@ -164,9 +164,9 @@ def look(t: Table, i: int, hand: list[int]) -> None:
     t[3][i] = 0
 
 
-def unseen_draw(t: Table, n: int, p: int) -> None:
-    """``p`` drew a non-curse card from a rebuilt deck: a fresh card to every other seat."""
-    fresh = t[3]
+def unseen_draw(fresh: list[int], n: int, p: int) -> None:
+    """``p`` drew a non-curse card from a rebuilt deck: a fresh card to every other seat (in a
+    table's ``fresh`` column: the only one a draw changes)."""
     for i in range(p, n * n, n):
         if i != p * n + p:
             fresh[i] += 1

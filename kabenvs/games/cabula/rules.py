@@ -425,12 +425,13 @@ class CabulaState(State):
         """Row ``i``'s viewer saw a card ``c`` leave the hand, in the real table and in the hand
         owner's shadow of it; a card that can only have been a fresh one leaves the viewer's
         ``deck_cap`` (and, in the shadow, the owner's part of it)."""
-        t_real, t_shadow = self._tables()
-        if real and KN.seen_leave(t_real, i, c, size):
+        # (the tables built here, not by _tables: this runs at every public play)
+        if real and KN.seen_leave((self.known, self.groups, self.groups2, self.fresh), i, c, size):
             v = i // self.num_players
             self.deck_cap[v][c] -= 1
             KN.refloor(self, v)
-        if shadow and KN.seen_leave(t_shadow, i, c, size):
+        if shadow and KN.seen_leave((self.shadow_known, self.shadow_groups, self.shadow_groups2,
+                                     self.shadow_fresh), i, c, size):
             spent = self.shadow_spent[i]
             if spent is None:
                 spent = self.shadow_spent[i] = [0] * NUM_TYPES
@@ -484,8 +485,8 @@ class CabulaState(State):
             self._log.append(("draw", p, c))
         if self.deck_cap_known and not IS_CURSE[c]:
             n = self.num_players
-            for t in self._tables():
-                KN.unseen_draw(t, n, p)
+            KN.unseen_draw(self.fresh, n, p)
+            KN.unseen_draw(self.shadow_fresh, n, p)  # p knows every other seat counts it fresh
             self.rebuilt_drawn[p][c] += 1
         floors = self.deck_floor
         caps = self.deck_cap if self.deck_cap_known else None

@@ -37,6 +37,12 @@ def _delete(key):
     return lambda st: st.pop(key)
 
 
+def _credit_unknown_card(st):
+    """Row 1 (player 0 about player 1): the shadow credits a card of the hand the real row lacks."""
+    c = next(c for c, k in enumerate(st["hands"][1]) if k and not (st["known"][1] or [0] * 14)[c])
+    st["shadow_known"][1] = [int(t == c) for t in range(14)]
+
+
 TAMPERINGS = {  # name -> (tampering of the saved fields, text the refusal must name)
     "a duplicated card in a hand": (_set(["hands", 1, DRAGON], lambda k: k + 1), "hands"),
     "ten extra cards in a hand": (_set(["hands", 2, STAR], lambda k: k + 10), "hands"),
@@ -72,6 +78,16 @@ TAMPERINGS = {  # name -> (tampering of the saved fields, text the refusal must 
     "a negative fresh count": (_set(["fresh", 1], -1), "fresh"),
     "fresh cards without a rebuilt deck": (_set(["fresh", 1], 1), "fresh"),
     "a bad attack record": (_set(["attacks", 0], [99, 0]), "attacks"),
+    "a shadow row of the wrong type": (_set(["shadow_known", 1], "all"), "shadow_known[1]"),
+    "a shadow table for another player count": (_set(["shadow_groups"], lambda g: g[:4]), "shadow_groups"),
+    "a shadow claiming a card the hand lacks": (_set(["shadow_known", 1], [0] * 13 + [9]), "shadow_known[1]"),
+    "a shadow crediting a card the viewer does not know": (_credit_unknown_card, "shadow_known[1]"),
+    "a shadow group with nothing to claim": (_set(["shadow_groups", 1], [0] * 14 + [0, 5]), "shadow_groups[1]"),
+    "a negative shadow fresh count": (_set(["shadow_fresh", 1], -1), "shadow_fresh"),
+    "fresh cards in the shadow without a rebuilt deck": (_set(["shadow_fresh", 1], 1), "shadow_fresh"),
+    "cards spent from a deck never rebuilt": (_set(["shadow_spent", 1], [1] + [0] * 13), "shadow_spent"),
+    "draws from a deck never rebuilt": (_set(["rebuilt_drawn", 1, DRAGON], 1), "rebuilt_drawn"),
+    "draws for another player count": (_set(["rebuilt_drawn"], lambda d: d[:2]), "rebuilt_drawn"),
 }
 
 
