@@ -21,6 +21,13 @@ The rules engine keeps, for every viewer ``v`` and every other player ``p`` (row
 
 Every rule below only reads what ``v`` saw, so a resampled world replays the same knowledge. Each
 rule is exact or a stated, sound weakening (docs/games/cabula.md, "What is summarised").
+
+The *shadow* (``shadow_known``, ``shadow_groups``, ``shadow_groups2``, ``shadow_fresh``) holds at
+row ``v * n + p`` what ``p`` can work out of ``v``'s row about ``p``'s own hand: the rules below run
+on it too (a ``Table`` argument says which), fed by the same events, all of which ``p`` sees. Only
+``deck_ran_out`` differs: ``v``'s ``deck_cap`` there includes third players' draws, which ``p``
+never saw; the shadow's group holds ``p``'s own part of it and counts the rest as unknown cards
+(``CabulaState._shadow_cap_of``; docs item 5).
 """
 
 from __future__ import annotations

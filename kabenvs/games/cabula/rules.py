@@ -61,7 +61,8 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
     returned by a cauldron, taken from the seat), up to two groups "r of these cards are still
     there" (after a card left unseen) and the cards drawn unseen from the rebuilt deck; the rebuilt
     deck's contents less what the seat saw leave it (knowledge.py, updated on every public or
-    private event). The last main decision (who, pass or which card and how many), the last attack
+    private event); and what each other player knows of the seat's own hand, as far as the seat
+    can work it out (the shadow: the same rules run on the events the seat saw that player see). The last main decision (who, pass or which card and how many), the last attack
     (card, count, attacker, victim; a curse turned with two wands counts), the last attack each
     player made (kind, victim) and who turned a pending curse are public and in the observation. The card taken with two crystal
     balls reads as hidden to every seat but the taker and the victim.
