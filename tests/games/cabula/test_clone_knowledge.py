@@ -1,4 +1,5 @@
-"""Cábula: ``clone()`` copies the knowledge rows (``known``, ``deck_floor``, ``deck_cap``), so
+"""Cábula: ``clone()`` copies the knowledge rows (``known``, ``deck_floor``, ``deck_cap``, the
+shadow's ``shadow_known`` and the draws ``rebuilt_drawn``), so
 changing a clone's knowledge in place (as a search or a resampled world does when it plays on)
 never changes the original's fields or anyone's observation of it."""
 
@@ -12,7 +13,7 @@ import pytest
 
 from kabenvs.games.cabula import CabulaGame
 
-KNOWLEDGE = ("known", "deck_floor", "deck_cap")
+KNOWLEDGE = ("known", "deck_floor", "deck_cap", "shadow_known", "rebuilt_drawn")
 
 
 def _state_with_knowledge(num_players: int):
