@@ -422,21 +422,18 @@ class CabulaState(State):
         return ((self.known, self.groups, self.groups2, self.fresh),
                 (self.shadow_known, self.shadow_groups, self.shadow_groups2, self.shadow_fresh))
 
-    def _seen_leave(self, i: int, c: int, size: int, real: bool = True, shadow: bool = True) -> None:
-        """Row ``i``'s viewer saw a card ``c`` leave the hand, in the real table and in the hand
-        owner's shadow of it; a card that can only have been a fresh one leaves the viewer's
-        ``deck_cap`` (and, in the shadow, the owner's part of it)."""
-        # (the tables built here, not by _tables: this runs at every public play)
-        if real and KN.seen_leave((self.known, self.groups, self.groups2, self.fresh), i, c, size):
-            v = i // self.num_players
-            self.deck_cap[v][c] -= 1
-            KN.refloor(self, v)
-        if shadow and KN.seen_leave((self.shadow_known, self.shadow_groups, self.shadow_groups2,
-                                     self.shadow_fresh), i, c, size):
+    def _fresh_left(self, i: int, c: int, shadow: bool) -> None:
+        """Row ``i``'s viewer saw a card ``c`` leave the hand that can only have been a fresh one:
+        it leaves the viewer's ``deck_cap`` (in the shadow: the owner's part of it)."""
+        if shadow:
             spent = self.shadow_spent[i]
             if spent is None:
                 spent = self.shadow_spent[i] = [0] * NUM_TYPES
             spent[c] += 1
+        else:
+            v = i // self.num_players
+            self.deck_cap[v][c] -= 1
+            KN.refloor(self, v)
 
     def _forget_public(self, p: int, c: int, k: int) -> None:
         """Everyone sees ``k`` cards ``c`` leave ``p``'s hand (called before they leave)."""
@@ -451,8 +448,12 @@ class CabulaState(State):
                 continue  # the hot path: nothing known
             if size < 0:
                 size = sum(self.hands[p])
+                t_real, t_shadow = (known, groups, groups2, fresh), (sk, sg, sg2, sf)
             for j in range(k):
-                self._seen_leave(i, c, size - j, real, shadow)
+                if real and KN.seen_leave(t_real, i, c, size - j):
+                    self._fresh_left(i, c, False)
+                if shadow and KN.seen_leave(t_shadow, i, c, size - j):
+                    self._fresh_left(i, c, True)
 
     def _move_hidden_card(self, victim: int, taker: int, c: int, chosen: bool) -> None:
         """A crystal ball moved one card ``c`` from ``victim``'s hand to ``taker``'s (``chosen``:
@@ -465,7 +466,9 @@ class CabulaState(State):
         for v in range(n):
             i = v * n + victim
             if v == taker:
-                self._seen_leave(i, c, size)
+                for t, shadow in zip(tables, (False, True)):
+                    if KN.seen_leave(t, i, c, size):
+                        self._fresh_left(i, c, shadow)
             elif v != victim:  # the victim knows who saw the card and who did not
                 for t in tables:
                     KN.unseen_leave(t, i, size)
