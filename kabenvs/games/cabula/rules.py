@@ -62,7 +62,8 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
     there" (after a card left unseen) and the cards drawn unseen from the rebuilt deck; the rebuilt
     deck's contents less what the seat saw leave it (knowledge.py, updated on every public or
     private event); and what each other player knows of the seat's own hand, as far as the seat
-    can work it out (the shadow: the same rules run on the events the seat saw that player see). The last main decision (who, pass or which card and how many), the last attack
+    can work it out (the shadow: the same rules run on the events the seat saw that player see).
+    The last main decision (who, pass or which card and how many), the last attack
     (card, count, attacker, victim; a curse turned with two wands counts), the last attack each
     player made (kind, victim) and who turned a pending curse are public and in the observation. The card taken with two crystal
     balls reads as hidden to every seat but the taker and the victim.
@@ -1118,11 +1119,15 @@ class CabulaState(State):
             elif not any(kn) or any(map(gt, kn, self.hands[p])):
                 problems.append(f"known[{i}]: player {v} 'knows' cards player {p} does not hold "
                                 "(or an empty row)")
-        if (any(g is not None for g in self.groups) or any(self.fresh)
-                or any(g is not None for g in self.groups2)):
+        real = (any(g is not None for g in self.groups) or any(self.fresh)
+                or any(g is not None for g in self.groups2))
+        if real:
             problems += KN.problems(self)
-        if (self.deck_cap_known or self.shadow_known.count(None) != n * n
-                or self.shadow_groups.count(None) != n * n or self.shadow_groups2.count(None) != n * n):
+        # the shadow is checked against the real rows too (with two players: equal to them)
+        if (real or self.deck_cap_known or any(self.shadow_fresh) or any(map(any, self.rebuilt_drawn))
+                or self.known.count(None) != n * n or self.shadow_known.count(None) != n * n
+                or self.shadow_groups.count(None) != n * n or self.shadow_groups2.count(None) != n * n
+                or self.shadow_spent.count(None) != n * n):
             problems += KN.shadow_problems(self)
         for v in range(n):
             if any(map(gt, self.deck_floor[v], deck)):

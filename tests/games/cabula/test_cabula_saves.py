@@ -108,3 +108,19 @@ def test_an_untouched_save_loads_and_a_tampered_start_is_refused():
     data["state"]["start"]["state"]["hands"][0][DRAGON] += 1
     with pytest.raises(ConfigError, match="hands"):
         State.from_json(data)
+
+
+def test_a_two_player_save_whose_shadow_is_not_the_real_row_is_refused():
+    """With two players the shadow is the other player's row itself: a save where it knows less
+    (still a true claim, and among the real row's cards) is refused all the same."""
+    game = CabulaGame(num_players=2)
+    s = game.new_state(1)
+    r = random.Random(1)
+    while not any(row is not None for row in s.known):
+        s.apply(r.choice(s.legal_actions()))
+    i = next(i for i, row in enumerate(s.known) if row is not None)
+    data = json.loads(s.to_json())
+    assert State.from_json(data).shadow_known[i] == s.known[i]
+    data["state"]["shadow_known"][i] = None
+    with pytest.raises(ConfigError, match=rf"shadow_\*\[{i}\]: with two players the shadow is the real row"):
+        State.from_json(data)
