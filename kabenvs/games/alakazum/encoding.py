@@ -60,6 +60,18 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("hand_capped", (n, len(CULTURES) + 1),
             "since each hand's last Alakazum showed them and no card went in unseen: I account for "
             "every culture object of that culture (5) / every amulet (1) it holds")
+    # the same four tables the other way round: what each other player knows of MY hand; every
+    # event that changes them is one I see (docs/games/alakazum.md, "What the others know")
+    lay.add("mine_known", (n - 1, nht), "what each other player knows of my hand (row i: the player "
+            "i+1 seats to my left): cards of each type it knows I hold / 3")
+    lay.add("mine_groups", (n - 1, MAX_GROUPS, nht + 2),
+            "its groups on my hand after I gave cards away out of its sight (as hand_groups): cards M "
+            "by type / 3, at least r of them are still here (/5), my hand size before the first gift (/10)")
+    lay.add("mine_joint", (n - 1, nht + 1), "its joint count of those groups (as hand_joint): cards U "
+            "by type / 3, at least J of them are still here (/5)")
+    lay.add("mine_capped", (n - 1, len(CULTURES) + 1),
+            "since my last Alakazum showed them and no card came in out of its sight: it accounts "
+            "for every culture object of that culture (5) / every amulet (1) I hold")
     lay.add("team", (n, nch, 3), "one-hot level A/B/C of each character in each team (seat-relative)")
     lay.add("broom", (n, nch), "1 where the character in that team has a broom")
     lay.add("culture_points", (n, 5), "culture points of each team's characters per culture / 10")
@@ -111,6 +123,28 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     return lay
 
 
+def _knowledge(buf: np.ndarray, state: AlakazumState, o: int, h: int, ht, nht: int,
+               known0: int, groups0: int, joint0: int, capped0: int) -> None:
+    """Write what seat ``o`` knows of hand ``h`` (rules note 15: certain cards, groups, their joint
+    count, what an Alakazum showed) at the given offsets; groups take ``nht + 2`` floats each."""
+    for c in state.known[o][h]:
+        buf[known0 + ht[c]] += 1 / 3
+    gw = nht + 2
+    for j, (cards_m, r_m, n0) in enumerate(state.groups[o][h]):
+        base = groups0 + j * gw
+        for c in cards_m:
+            buf[base + ht[c]] += 1 / 3
+        buf[base + nht] = r_m / 5
+        buf[base + nht + 1] = n0 / 10
+    jt = state.joint[o][h]
+    if jt:
+        for c in jt[0]:
+            buf[joint0 + ht[c]] += 1 / 3
+        buf[joint0 + nht] = jt[1] / 5
+    for u in state.capped[o][h]:
+        buf[capped0 + u] = 1
+
+
 def encode(state: "AlakazumState", player: int) -> np.ndarray:
     from kabenvs.games.alakazum.rules import ANNOUNCED, DECISION_INDEX, MAX_GROUPS, SANTA_ROWS
 
@@ -138,31 +172,22 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
     for c in state.hands[player]:
         buf[h0 + ht[c]] += 1 / 3
     hs0, kh0, hg0, hj0 = o("hand_size"), o("known_hands"), o("hand_groups"), o("hand_joint")
+    mk0, mg0, mj0, mc0 = o("mine_known"), o("mine_groups"), o("mine_joint"), o("mine_capped")
+    hc0 = o("hand_capped")
     gw = nht + 2
+    ncap = len(CULTURES) + 1
     tm0, br0, cp0, en0 = o("team"), o("broom"), o("culture_points"), o("energy")
     cards = cs.cards
     for q in range(n):
         r = (q - player) % n
         buf[hs0 + r] = len(state.hands[q]) / 10
         if q != player:
-            base = kh0 + r * nht
-            for c in state.known[player][q]:
-                buf[base + ht[c]] += 1 / 3
-            for j, (cards_m, r_m, n0) in enumerate(state.groups[player][q]):
-                base = hg0 + (r * MAX_GROUPS + j) * gw
-                for c in cards_m:
-                    buf[base + ht[c]] += 1 / 3
-                buf[base + nht] = r_m / 5
-                buf[base + nht + 1] = n0 / 10
-            jt = state.joint[player][q]
-            if jt:
-                base = hj0 + r * (nht + 1)
-                for c in jt[0]:
-                    buf[base + ht[c]] += 1 / 3
-                buf[base + nht] = jt[1] / 5
-            cap0 = o("hand_capped") + r * (len(CULTURES) + 1)
-            for u in state.capped[player][q]:
-                buf[cap0 + u] = 1
+            # what I know of q's hand, then what q knows of mine: one writer for both directions
+            _knowledge(buf, state, player, q, ht, nht, kh0 + r * nht, hg0 + r * MAX_GROUPS * gw,
+                       hj0 + r * (nht + 1), hc0 + r * ncap)
+            i = r - 1
+            _knowledge(buf, state, q, player, ht, nht, mk0 + i * nht, mg0 + i * MAX_GROUPS * gw,
+                       mj0 + i * (nht + 1), mc0 + i * ncap)
         energy = 0
         for c in state.teams[q]:
             k = ci[c]
