@@ -123,25 +123,24 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     return lay
 
 
-def _knowledge(buf: np.ndarray, state: AlakazumState, o: int, h: int, ht, nht: int,
+def _knowledge(buf: np.ndarray, ht, nht: int, known: list, groups: list, joint: list, capped: list,
                known0: int, groups0: int, joint0: int, capped0: int) -> None:
-    """Write what seat ``o`` knows of hand ``h`` (rules note 15: certain cards, groups, their joint
+    """Write what one seat knows of one hand (rules note 15: certain cards, groups, their joint
     count, what an Alakazum showed) at the given offsets; groups take ``nht + 2`` floats each."""
-    for c in state.known[o][h]:
+    for c in known:
         buf[known0 + ht[c]] += 1 / 3
     gw = nht + 2
-    for j, (cards_m, r_m, n0) in enumerate(state.groups[o][h]):
+    for j, (cards_m, r_m, n0) in enumerate(groups):
         base = groups0 + j * gw
         for c in cards_m:
             buf[base + ht[c]] += 1 / 3
         buf[base + nht] = r_m / 5
         buf[base + nht + 1] = n0 / 10
-    jt = state.joint[o][h]
-    if jt:
-        for c in jt[0]:
+    if joint:
+        for c in joint[0]:
             buf[joint0 + ht[c]] += 1 / 3
-        buf[joint0 + nht] = jt[1] / 5
-    for u in state.capped[o][h]:
+        buf[joint0 + nht] = joint[1] / 5
+    for u in capped:
         buf[capped0 + u] = 1
 
 
@@ -174,6 +173,7 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
     hs0, kh0, hg0, hj0 = o("hand_size"), o("known_hands"), o("hand_groups"), o("hand_joint")
     mk0, mg0, mj0, mc0 = o("mine_known"), o("mine_groups"), o("mine_joint"), o("mine_capped")
     hc0 = o("hand_capped")
+    known, groups, joint, capped = state.known, state.groups, state.joint, state.capped
     gw = nht + 2
     ncap = len(CULTURES) + 1
     tm0, br0, cp0, en0 = o("team"), o("broom"), o("culture_points"), o("energy")
@@ -183,11 +183,16 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
         buf[hs0 + r] = len(state.hands[q]) / 10
         if q != player:
             # what I know of q's hand, then what q knows of mine: one writer for both directions
-            _knowledge(buf, state, player, q, ht, nht, kh0 + r * nht, hg0 + r * MAX_GROUPS * gw,
-                       hj0 + r * (nht + 1), hc0 + r * ncap)
-            i = r - 1
-            _knowledge(buf, state, q, player, ht, nht, mk0 + i * nht, mg0 + i * MAX_GROUPS * gw,
-                       mj0 + i * (nht + 1), mc0 + i * ncap)
+            # (most rows are empty most of the time: no call for those)
+            kn, gr, jt, cap = known[player][q], groups[player][q], joint[player][q], capped[player][q]
+            if kn or gr or jt or cap:
+                _knowledge(buf, ht, nht, kn, gr, jt, cap, kh0 + r * nht, hg0 + r * MAX_GROUPS * gw,
+                           hj0 + r * (nht + 1), hc0 + r * ncap)
+            kn, gr, jt, cap = known[q][player], groups[q][player], joint[q][player], capped[q][player]
+            if kn or gr or jt or cap:
+                i = r - 1
+                _knowledge(buf, ht, nht, kn, gr, jt, cap, mk0 + i * nht, mg0 + i * MAX_GROUPS * gw,
+                           mj0 + i * (nht + 1), mc0 + i * ncap)
         energy = 0
         for c in state.teams[q]:
             k = ci[c]
