@@ -71,6 +71,25 @@ def test_each_other_seat_has_its_row_seat_relative():
     assert not block(s, 2, "mine_known").any()
 
 
+def test_a_group_on_my_hand_reads_the_same_from_both_sides():
+    """Seat 2 saw player 0 take a Magic hat 2 and a Broom; player 0 then gives a Traca to player 1
+    out of seat 2's sight (rules note 15): seat 2 keeps a group on player 0's hand. Player 0 sees
+    that group in its own observation (player 2 is its row 1), as seat 2 sees it (player 0 is
+    seat 2's row 1 of hand_groups); player 1 saw the Traca go and keeps no group."""
+    from .test_recall import gift, others_turns, two_known
+
+    t, s = two_known()
+    others_turns(s)
+    gift(s)
+    assert [(names(t, m), r) for m, r, _ in s.groups[2][0]] == [(["Broom", "Magic hat 2"], 1)]
+    mine = block(s, 0, "mine_groups")
+    np.testing.assert_array_equal(mine[1], block(s, 2, "hand_groups")[1])
+    assert mine[1, 0, htype(t, "Broom")] == np.float32(1 / 3) and mine[1, 0, t.cs.num_htypes] == np.float32(1 / 5)
+    assert not mine[0].any()
+    np.testing.assert_array_equal(block(s, 0, "mine_known")[0], block(s, 1, "known_hands")[2])
+    replays_for_every_seat(s, tries=2)
+
+
 def forest_magic_then_draws():
     """Player 1 casts Forest Magic and puts five hand cards back in an order only it knows; player
     2 explores one of them (unseen by player 0), then player 0 explores the next one. Player 1
