@@ -60,6 +60,18 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     lay.add("hand_capped", (n, len(CULTURES) + 1),
             "since each hand's last Alakazum showed them and no card went in unseen: I account for "
             "every culture object of that culture (5) / every amulet (1) it holds")
+    # the same four tables the other way round: what each other player knows of MY hand; every
+    # event that changes them is one I see (docs/games/alakazum.md, "What the others know")
+    lay.add("mine_known", (n - 1, nht), "what each other player knows of my hand (row i: the player "
+            "i+1 seats to my left): cards of each type it knows I hold / 3")
+    lay.add("mine_groups", (n - 1, MAX_GROUPS, nht + 2),
+            "its groups on my hand after I gave cards away out of its sight (as hand_groups): cards M "
+            "by type / 3, at least r of them are still here (/5), my hand size before the first gift (/10)")
+    lay.add("mine_joint", (n - 1, nht + 1), "its joint count of those groups (as hand_joint): cards U "
+            "by type / 3, at least J of them are still here (/5)")
+    lay.add("mine_capped", (n - 1, len(CULTURES) + 1),
+            "since my last Alakazum showed them and no card came in out of its sight: it accounts "
+            "for every culture object of that culture (5) / every amulet (1) I hold")
     lay.add("team", (n, nch, 3), "one-hot level A/B/C of each character in each team (seat-relative)")
     lay.add("broom", (n, nch), "1 where the character in that team has a broom")
     lay.add("culture_points", (n, 5), "culture points of each team's characters per culture / 10")
@@ -111,6 +123,28 @@ def build_layout(game: "AlakazumGame") -> ObservationLayout:
     return lay
 
 
+def _knowledge(mv: memoryview, ht, nht: int, known: list, groups: list, joint: list, capped: list,
+               known0: int, groups0: int, joint0: int, capped0: int) -> None:
+    """Write what one seat knows of one hand (rules note 15: certain cards, groups, their joint
+    count, what an Alakazum showed) at the given offsets, through the observation's memoryview
+    ``mv`` (see encode); groups take ``nht + 2`` floats each."""
+    for c in known:
+        mv[known0 + ht[c]] += 1 / 3
+    gw = nht + 2
+    for j, (cards_m, r_m, n0) in enumerate(groups):
+        base = groups0 + j * gw
+        for c in cards_m:
+            mv[base + ht[c]] += 1 / 3
+        mv[base + nht] = r_m / 5
+        mv[base + nht + 1] = n0 / 10
+    if joint:
+        for c in joint[0]:
+            mv[joint0 + ht[c]] += 1 / 3
+        mv[joint0 + nht] = joint[1] / 5
+    for u in capped:
+        mv[capped0 + u] = 1
+
+
 def encode(state: "AlakazumState", player: int) -> np.ndarray:
     from kabenvs.games.alakazum.rules import ANNOUNCED, DECISION_INDEX, MAX_GROUPS, SANTA_ROWS
 
@@ -122,168 +156,168 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
     ci = cs.char_index
     ht = cs.htype
     buf = np.zeros(lay.size, dtype=np.float32)
+    # every write below is of one item: through a memoryview it costs half of one on the numpy
+    # array (no numpy scalar is made); float32 either way
+    mv = memoryview(buf)
     o = g.offsets.__getitem__
     pend = state.pending
     if state.current_player is not None:
-        buf[o("current") + (state.current_player - player) % n] = 1
-    buf[o("turn_player") + (state.turn_player - player) % n] = 1
+        mv[o("current") + (state.current_player - player) % n] = 1
+    mv[o("turn_player") + (state.turn_player - player) % n] = 1
     if pend is not None:
-        buf[o("decision") + DECISION_INDEX[pend["k"]]] = 1
-    buf[o("stage") + ("setup", "explore", "action", "alakazum").index(state.stage)] = 1
+        mv[o("decision") + DECISION_INDEX[pend["k"]]] = 1
+    mv[o("stage") + ("setup", "explore", "action", "alakazum").index(state.stage)] = 1
     t0 = o("turn_info")
-    buf[t0] = state.turn / g.config.max_turns
-    buf[t0 + 1] = state.actions_left / 2
-    buf[t0 + 2] = state.in_dejavu
+    mv[t0] = state.turn / g.config.max_turns
+    mv[t0 + 1] = state.actions_left / 2
+    mv[t0 + 2] = state.in_dejavu
     h0 = o("hand")
     for c in state.hands[player]:
-        buf[h0 + ht[c]] += 1 / 3
+        mv[h0 + ht[c]] += 1 / 3
     hs0, kh0, hg0, hj0 = o("hand_size"), o("known_hands"), o("hand_groups"), o("hand_joint")
+    mk0, mg0, mj0, mc0 = o("mine_known"), o("mine_groups"), o("mine_joint"), o("mine_capped")
+    hc0 = o("hand_capped")
+    known, groups, joint, capped = state.known, state.groups, state.joint, state.capped
     gw = nht + 2
+    ncap = len(CULTURES) + 1
     tm0, br0, cp0, en0 = o("team"), o("broom"), o("culture_points"), o("energy")
     cards = cs.cards
     for q in range(n):
         r = (q - player) % n
-        buf[hs0 + r] = len(state.hands[q]) / 10
+        mv[hs0 + r] = len(state.hands[q]) / 10
         if q != player:
-            base = kh0 + r * nht
-            for c in state.known[player][q]:
-                buf[base + ht[c]] += 1 / 3
-            for j, (cards_m, r_m, n0) in enumerate(state.groups[player][q]):
-                base = hg0 + (r * MAX_GROUPS + j) * gw
-                for c in cards_m:
-                    buf[base + ht[c]] += 1 / 3
-                buf[base + nht] = r_m / 5
-                buf[base + nht + 1] = n0 / 10
-            jt = state.joint[player][q]
-            if jt:
-                base = hj0 + r * (nht + 1)
-                for c in jt[0]:
-                    buf[base + ht[c]] += 1 / 3
-                buf[base + nht] = jt[1] / 5
-            cap0 = o("hand_capped") + r * (len(CULTURES) + 1)
-            for u in state.capped[player][q]:
-                buf[cap0 + u] = 1
+            # what I know of q's hand, then what q knows of mine: one writer for both directions
+            # (most rows are empty most of the time: no call for those)
+            kn, gr, jt, cap = known[player][q], groups[player][q], joint[player][q], capped[player][q]
+            if kn or gr or jt or cap:
+                _knowledge(mv, ht, nht, kn, gr, jt, cap, kh0 + r * nht, hg0 + r * MAX_GROUPS * gw,
+                           hj0 + r * (nht + 1), hc0 + r * ncap)
+            kn, gr, jt, cap = known[q][player], groups[q][player], joint[q][player], capped[q][player]
+            if kn or gr or jt or cap:
+                i = r - 1
+                _knowledge(mv, ht, nht, kn, gr, jt, cap, mk0 + i * nht, mg0 + i * MAX_GROUPS * gw,
+                           mj0 + i * (nht + 1), mc0 + i * ncap)
         energy = 0
         for c in state.teams[q]:
             k = ci[c]
             lv = state.level[c]
-            buf[tm0 + (r * nch + k) * 3 + lv] = 1
+            mv[tm0 + (r * nch + k) * 3 + lv] = 1
             if state.broom[c] >= 0:
-                buf[br0 + r * nch + k] = 1
+                mv[br0 + r * nch + k] = 1
             card = cards[c]
             pts = card.points[lv] / 10
             if card.culture == MULTI:
                 for u in range(5):
-                    buf[cp0 + r * 5 + u] += pts
+                    mv[cp0 + r * 5 + u] += pts
             else:
-                buf[cp0 + r * 5 + card.culture] += pts
+                mv[cp0 + r * 5 + card.culture] += pts
             energy += cs.energy[c]
-        buf[en0 + r] = energy / 4
+        mv[en0 + r] = energy / 4
     gy0 = o("graveyard")
     for c in state.graveyard:
-        buf[gy0 + ci[c]] = 1
+        mv[gy0 + ci[c]] = 1
     d0 = o("display")
     for c in state.display:
-        buf[d0 + ci[c]] = 1
+        mv[d0 + ci[c]] = 1
     mt0, mc0 = o("market"), o("market_count")
     market = state.market
     top = len(market) - 1
     for i, c in enumerate(market):
         t = ht[c]
-        buf[mt0 + (top - i) * nht + t] = 1
-        buf[mc0 + t] += 0.25
+        mv[mt0 + (top - i) * nht + t] = 1
+        mv[mc0 + t] += 0.25
     p0 = o("piles")
-    buf[p0] = len(market) / 20
-    buf[p0 + 1] = len(state.forest) / 90
-    buf[p0 + 2] = (len(state.fm) + len(state.fm_order) + (state.fm_keep >= 0)) / 6
+    mv[p0] = len(market) / 20
+    mv[p0 + 1] = len(state.forest) / 90
+    mv[p0 + 2] = (len(state.fm) + len(state.fm_order) + (state.fm_keep >= 0)) / 6
     fk = state.forest_known[player]
     if fk:
         f0 = o("forest_known")
         for i in range(fk):
-            buf[f0 + i * cs.num_classes + cs.cls[state.forest[-1 - i]]] = 1
+            mv[f0 + i * cs.num_classes + cs.cls[state.forest[-1 - i]]] = 1
     fs = state.forest_sets[player]
     if fs[0]:
         f0 = o("forest_set")
-        buf[f0] = fs[0] / 6
-        buf[f0 + 1] = fs[3] / 5
+        mv[f0] = fs[0] / 6
+        mv[f0 + 1] = fs[3] / 5
         f0 = o("forest_set_cards")
         for c in fs[1]:
-            buf[f0 + cs.cls[c]] += 1
+            mv[f0 + cs.cls[c]] += 1
         for c in fs[2]:
-            buf[f0 + cs.num_classes + cs.cls[c]] += 1
+            mv[f0 + cs.num_classes + cs.cls[c]] += 1
     if pend is not None and pend["p"] == player and state.fm:
         m0 = o("forest_magic")
         for c in state.fm:
-            buf[m0 + cs.cls[c]] += 1
+            mv[m0 + cs.cls[c]] += 1
         m0 = o("forest_magic_placed")
         for i, c in enumerate(state.fm_order):
-            buf[m0 + i * cs.num_classes + cs.cls[c]] = 1
+            mv[m0 + i * cs.num_classes + cs.cls[c]] = 1
         if state.fm_keep >= 0:
-            buf[o("forest_magic_kept") + cs.cls[state.fm_keep]] = 1
+            mv[o("forest_magic_kept") + cs.cls[state.fm_keep]] = 1
     nfin = len(cs.finals)
     fin_index = {f: i for i, f in enumerate(cs.finals)}
     fk0, fs0, fsn0 = o("finals_known"), o("finals_state"), o("finals_seen")
     for i, f in enumerate(state.finals):
         mine = state.seen[player][i]
-        buf[fs0 + i * 3] = 1
+        mv[fs0 + i * 3] = 1
         if state.revealed[i]:
-            buf[fs0 + i * 3 + 1] = 1
+            mv[fs0 + i * 3 + 1] = 1
         if mine:
-            buf[fs0 + i * 3 + 2] = 1
+            mv[fs0 + i * 3 + 2] = 1
         if mine or state.revealed[i]:
-            buf[fk0 + i * nfin + fin_index[f]] = 1
+            mv[fk0 + i * nfin + fin_index[f]] = 1
         for q in range(n):
             if state.seen[q][i]:
-                buf[fsn0 + i * n + (q - player) % n] = 1
+                mv[fsn0 + i * n + (q - player) % n] = 1
     bx0 = o("boxed")
     for c in state.boxed:
         e = cs.effect[c]
         if e == "voodoo":
-            buf[bx0 + len(TRAP_EFFECTS)] += 0.5
+            mv[bx0 + len(TRAP_EFFECTS)] += 0.5
         else:
-            buf[bx0 + TRAP_EFFECTS.index(e)] = 1
+            mv[bx0 + TRAP_EFFECTS.index(e)] = 1
     cb = state.combat
     if cb is not None:
-        buf[o("combat_kind") + (0 if cb["t"] == "forest" else 1)] = 1
+        mv[o("combat_kind") + (0 if cb["t"] == "forest" else 1)] = 1
         s0 = o("combat_seats")
-        buf[s0 + (cb["a"] - player) % n] = 1
+        mv[s0 + (cb["a"] - player) % n] = 1
         if cb["d"] >= 0:
-            buf[s0 + n + (cb["d"] - player) % n] = 1
+            mv[s0 + n + (cb["d"] - player) % n] = 1
         c0 = o("combat_chars")
         for row, key in enumerate(("fighter", "helper", "target", "dh")):
             if cb[key] >= 0:
-                buf[c0 + row * nch + ci[cb[key]]] = 1
+                mv[c0 + row * nch + ci[cb[key]]] = 1
         pts = o("combat_points")
-        buf[pts] = cb["ab"] / 10
-        buf[pts + 1] = cb["db"] / 10
+        mv[pts] = cb["ab"] / 10
+        mv[pts + 1] = cb["db"] / 10
         for side in (0, 1):
             pots = cb["pots"][side]
-            buf[pts + 2 + side] = sum(v for _, v, m in pots if m == 0) / 10
-            buf[pts + 4 + side] = len(pots) / 5
+            mv[pts + 2 + side] = sum(v for _, v, m in pots if m == 0) / 10
+            mv[pts + 4 + side] = len(pots) / 5
         ct0 = o("combat_table")
         table = cb["table"]
         last = len(table) - 1
         for i in range(len(table)):
             card, side, mode = table[i]
             row = ct0 + (last - i) * (nht + 2)
-            buf[row + ht[card]] = 1
-            buf[row + nht] = side
-            buf[row + nht + 1] = mode
+            mv[row + ht[card]] = 1
+            mv[row + nht] = side
+            mv[row + nht + 1] = mode
         di = o("combat_die")
         if cb["win"] >= 0:
-            buf[di] = cb["roll"] / 6
-            buf[di + 1] = sum(v for _, v, m in cb["pots"][cb["win"]] if m == 1) / 6
-            buf[di + 2] = cb["resist"] / 6
-            buf[di + 3] = cb["win"] == 0
+            mv[di] = cb["roll"] / 6
+            mv[di + 1] = sum(v for _, v, m in cb["pots"][cb["win"]] if m == 1) / 6
+            mv[di + 2] = cb["resist"] / 6
+            mv[di + 3] = cb["win"] == 0
     if state.santa:
         # the whole chain, not only the pending roll: after a present explodes on a player with no
         # character to lose nothing else shows whom the die went to
         sc0, w = o("santa_chain"), n + 1
         chain = state.santa
         for i, (q, roll) in enumerate(chain[:-SANTA_ROWS - 1:-1]):
-            buf[sc0 + i * w + (q - player) % n] = 1
-            buf[sc0 + i * w + n] = roll / 6
-        buf[o("santa_rolls")] = len(chain) / SANTA_ROWS
+            mv[sc0 + i * w + (q - player) % n] = 1
+            mv[sc0 + i * w + n] = roll / 6
+        mv[o("santa_rolls")] = len(chain) / SANTA_ROWS
     if pend is not None:
         k = pend["k"]
         an0, a0 = o("announced"), o("announced_detail")
@@ -291,43 +325,43 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
         last = len(state.plays) - 1
         for i, ann in enumerate(state.plays):
             row, det = an0 + i * aw, a0 + i * dw
-            buf[row + ANNOUNCED.index(ann["a"])] = 1
-            buf[row + len(ANNOUNCED)] = i == last and k == "voodoo_window"
-            buf[row + len(ANNOUNCED) + 1] = ann["cancelled"]
+            mv[row + ANNOUNCED.index(ann["a"])] = 1
+            mv[row + len(ANNOUNCED)] = i == last and k == "voodoo_window"
+            mv[row + len(ANNOUNCED) + 1] = ann["cancelled"]
             if "s" in ann:
-                buf[det + ann["s"]] = 1
+                mv[det + ann["s"]] = 1
             if "cul" in ann:
-                buf[det + len(SPELLS) + ann["cul"]] = 1
+                mv[det + len(SPELLS) + ann["cul"]] = 1
             if "card" in ann:
-                buf[det + len(SPELLS) + len(CULTURES) + ht[ann["card"]]] = 1
+                mv[det + len(SPELLS) + len(CULTURES) + ht[ann["card"]]] = 1
             if "target" in ann:
-                buf[det + len(SPELLS) + len(CULTURES) + nht + ci[ann["target"]]] = 1
+                mv[det + len(SPELLS) + len(CULTURES) + nht + ci[ann["target"]]] = 1
             if "by" in ann:
-                buf[o("cancelled_by") + i * n + (ann["by"] - player) % n] = 1
+                mv[o("cancelled_by") + i * n + (ann["by"] - player) % n] = 1
         pm = o("pending_misc")
         if "left" in pend:
             if k in ("give_card", "give_recipient"):
-                buf[pm] = pend["left"] / 5
+                mv[pm] = pend["left"] / 5
             else:
-                buf[pm + 3] = pend["left"] / 2
+                mv[pm + 3] = pend["left"] / 2
         if "rem" in pend:
-            buf[pm + 1] = pend["rem"] / 4
+            mv[pm + 1] = pend["rem"] / 4
         if k == "pay_spell":
-            buf[o("spell_paid") + pend["s"]] = 1
+            mv[o("spell_paid") + pend["s"]] = 1
         if state.staged:
             hp0 = o("hats_paid")
             for c in state.staged:
-                buf[hp0 + ht[c]] += 1 / 3
+                mv[hp0 + ht[c]] += 1 / 3
         if "roll" in pend:
-            buf[pm + 2] = pend["roll"] / 6
+            mv[pm + 2] = pend["roll"] / 6
         if cb is not None:
-            buf[pm + 4] = cb["passes"] / 2
+            mv[pm + 4] = cb["passes"] / 2
         if "rest" in pend and k == "voodoo_window":
-            buf[pm + 5] = len(pend["rest"]) / 4
+            mv[pm + 5] = len(pend["rest"]) / 4
         if "to" in pend:
-            buf[o("give_to") + (pend["to"] - player) % n] = 1
+            mv[o("give_to") + (pend["to"] - player) % n] = 1
         if "mine" in pend:
-            buf[o("levitation") + ci[pend["mine"]]] = 1
+            mv[o("levitation") + ci[pend["mine"]]] = 1
     return buf
 
 

@@ -255,10 +255,14 @@ def test_a_game_played_through_the_env_to_its_turn_cap_is_truncated_with_zero_re
     assert state.returns() == [0.0] * n
 
 
-def test_models_trained_on_the_older_observation_are_refused():
+# the observation sizes models were trained on: before the 2026-12-01 change (2 players), and
+# before what the others know of my hand (mine_known, mine_groups, mine_joint, mine_capped)
+@pytest.mark.parametrize("n, size", [(2, 1929), (2, 4645), (5, 5569)])
+def test_models_trained_on_the_older_observation_are_refused(n, size):
     from kabenvs.agents.policy import ModelLoadError, check_compatible, game_metadata
 
-    game = AlakazumGame(num_players=2)
-    old = {**game_metadata(game), "observation_size": 1929}  # the observation before the 2026-12-01 change
-    with pytest.raises(ModelLoadError, match="observation size 1929.*differs in: observation_size"):
+    game = AlakazumGame(num_players=n)
+    assert game.observation_size != size
+    old = {**game_metadata(game), "observation_size": size}
+    with pytest.raises(ModelLoadError, match=f"observation size {size}.*differs in: observation_size"):
         check_compatible(old, game)
