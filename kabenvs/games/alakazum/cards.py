@@ -124,6 +124,15 @@ class CardSet:
             (2 if c.trait == "VM2" else 1 if c.trait == "VM" else 0) for c in cards
         ]
         self.thrifty = [c.trait == "TH" for c in cards]
+        # For the observation's team and finals blocks (encoding.encode), read once per card there
+        # instead of five lookups: (index among characters, culture, culture points per level / 10,
+        # very-magical energy) of each character (None for other cards); position of each final.
+        self.team_entry = [
+            (self.char_index[c.id], c.culture, tuple(p / 10 for p in c.points), self.energy[c.id])
+            if c.kind == "character" else None
+            for c in cards
+        ]
+        self.final_index = {f: i for i, f in enumerate(self.finals)}
         self.sociable = [c.trait == "SO" for c in cards]
 
     def class_name(self, k: int) -> str:

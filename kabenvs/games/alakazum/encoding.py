@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kabenvs.core.observation import ObservationLayout
-from kabenvs.games.alakazum.cards import CULTURES, LEVELS, MULTI, SPELLS, TRAP_EFFECTS
+from kabenvs.games.alakazum.cards import CULTURES, MULTI, SPELLS, TRAP_EFFECTS
 
 if TYPE_CHECKING:
     from kabenvs.games.alakazum.rules import AlakazumGame, AlakazumState
@@ -23,18 +23,25 @@ FOREST_KNOWN = 5  # Forest Magic puts back at most 5 cards
 POTIONS = ("combat_potion", "die_potion", "double_potion", "steal_potion")
 
 
-def table_rows(game: "AlakazumGame") -> int:
+def table_rows(game: AlakazumGame) -> int:
     """Every potion in play could lie on one combat table, so each gets a row (exact recall)."""
     return sum(1 for c in game.in_play_cards() if game.cs.effect[c] in POTIONS)
 
 
-def market_rows(game: "AlakazumGame") -> int:
+def market_rows(game: AlakazumGame) -> int:
     """The market pile can hold every hand card in play, so every position gets a row."""
     return sum(1 for c in game.in_play_cards() if game.cs.is_hand[c])
 
 
-def build_layout(game: "AlakazumGame") -> ObservationLayout:
-    from kabenvs.games.alakazum.rules import ANNOUNCED, DECISIONS, MAX_FINALS, MAX_GROUPS, MAX_PLAYS, SANTA_ROWS
+def build_layout(game: AlakazumGame) -> ObservationLayout:
+    from kabenvs.games.alakazum.rules import (
+        ANNOUNCED,
+        DECISIONS,
+        MAX_FINALS,
+        MAX_GROUPS,
+        MAX_PLAYS,
+        SANTA_ROWS,
+    )
 
     cs = game.cs
     n = game.config.num_players
@@ -145,7 +152,7 @@ def _knowledge(mv: memoryview, ht, nht: int, known: list, groups: list, joint: l
         mv[capped0 + u] = 1
 
 
-def encode(state: "AlakazumState", player: int) -> np.ndarray:
+def encode(state: AlakazumState, player: int) -> np.ndarray:
     from kabenvs.games.alakazum.rules import ANNOUNCED, DECISION_INDEX, MAX_GROUPS, SANTA_ROWS
 
     g = state.game
@@ -181,7 +188,7 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
     gw = nht + 2
     ncap = len(CULTURES) + 1
     tm0, br0, cp0, en0 = o("team"), o("broom"), o("culture_points"), o("energy")
-    cards = cs.cards
+    team_entry, level, broom = cs.team_entry, state.level, state.broom
     for q in range(n):
         r = (q - player) % n
         mv[hs0 + r] = len(state.hands[q]) / 10
@@ -199,19 +206,18 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
                            mj0 + i * (nht + 1), mc0 + i * ncap)
         energy = 0
         for c in state.teams[q]:
-            k = ci[c]
-            lv = state.level[c]
+            k, culture, points, en = team_entry[c]
+            lv = level[c]
             mv[tm0 + (r * nch + k) * 3 + lv] = 1
-            if state.broom[c] >= 0:
+            if broom[c] >= 0:
                 mv[br0 + r * nch + k] = 1
-            card = cards[c]
-            pts = card.points[lv] / 10
-            if card.culture == MULTI:
+            pts = points[lv]
+            if culture == MULTI:
                 for u in range(5):
                     mv[cp0 + r * 5 + u] += pts
             else:
-                mv[cp0 + r * 5 + card.culture] += pts
-            energy += cs.energy[c]
+                mv[cp0 + r * 5 + culture] += pts
+            energy += en
         mv[en0 + r] = energy / 4
     gy0 = o("graveyard")
     for c in state.graveyard:
@@ -255,19 +261,22 @@ def encode(state: "AlakazumState", player: int) -> np.ndarray:
         if state.fm_keep >= 0:
             mv[o("forest_magic_kept") + cs.cls[state.fm_keep]] = 1
     nfin = len(cs.finals)
-    fin_index = {f: i for i, f in enumerate(cs.finals)}
+    fin_index = cs.final_index
     fk0, fs0, fsn0 = o("finals_known"), o("finals_state"), o("finals_seen")
+    seen, revealed = state.seen, state.revealed
+    my_seen = seen[player]
     for i, f in enumerate(state.finals):
-        mine = state.seen[player][i]
-        mv[fs0 + i * 3] = 1
-        if state.revealed[i]:
-            mv[fs0 + i * 3 + 1] = 1
+        mine, shown = my_seen[i], revealed[i]
+        row = fs0 + i * 3
+        mv[row] = 1
+        if shown:
+            mv[row + 1] = 1
         if mine:
-            mv[fs0 + i * 3 + 2] = 1
-        if mine or state.revealed[i]:
+            mv[row + 2] = 1
+        if mine or shown:
             mv[fk0 + i * nfin + fin_index[f]] = 1
-        for q in range(n):
-            if state.seen[q][i]:
+        for q, seen_q in enumerate(seen):
+            if seen_q[i]:
                 mv[fsn0 + i * n + (q - player) % n] = 1
     bx0 = o("boxed")
     for c in state.boxed:
@@ -376,7 +385,7 @@ def _points_text(points: dict) -> str:
     return ", ".join(f"{k} {v}" for k, v in points.items())
 
 
-def render(state: "AlakazumState", player: int | None = None) -> str:
+def render(state: AlakazumState, player: int | None = None) -> str:
     """The table as text for ``player`` (None: everything). Every character shows its combat
     points, resistance and culture points at its level; each player their culture points per
     culture against the Alakazum threshold (the own seat also with the hand's culture objects and
@@ -494,7 +503,7 @@ def _overlap(have: dict[int, int], want: dict[int, int]) -> int:
     return sum(min(have.get(k, 0), m) for k, m in want.items())
 
 
-def invariants(state: "AlakazumState") -> list[str]:
+def invariants(state: AlakazumState) -> list[str]:
     """The rules' conditions between fields (after check_fields' types and ranges)."""
     from kabenvs.games.alakazum.validate import check_zones, santa_chain_problems
 
