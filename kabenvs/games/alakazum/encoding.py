@@ -152,6 +152,34 @@ def _knowledge(mv: memoryview, ht, nht: int, known: list, groups: list, joint: l
         mv[capped0 + u] = 1
 
 
+def _team_sections(state: AlakazumState, q: int, nch: int) -> tuple:
+    """Seat ``q``'s entries in the team, broom and culture_points blocks (as float32 memoryviews
+    of one scratch vector) and in the energy block: the same writes, in the same order, as the
+    observation used to make in place, so the culture points add up to the same float32 values.
+    A team changes on a few events only (rules.py clears ``state._team_memo`` on each), while
+    its loop was 3.4 us of a 2-player observation (5.4 us at 5 players)."""
+    cs = state.game.cs
+    team_entry, level, broom = cs.team_entry, state.level, state.broom
+    scratch = np.zeros(nch * 4 + 5, dtype=np.float32)
+    mv = memoryview(scratch)
+    br0, cp0 = nch * 3, nch * 4
+    energy = 0
+    for c in state.teams[q]:
+        k, culture, points, en = team_entry[c]
+        lv = level[c]
+        mv[k * 3 + lv] = 1
+        if broom[c] >= 0:
+            mv[br0 + k] = 1
+        pts = points[lv]
+        if culture == MULTI:
+            for u in range(5):
+                mv[cp0 + u] += pts
+        else:
+            mv[cp0 + culture] += pts
+        energy += en
+    return mv[:br0], mv[br0:cp0], mv[cp0:], energy / 4
+
+
 def encode(state: AlakazumState, player: int) -> np.ndarray:
     from kabenvs.games.alakazum.rules import ANNOUNCED, DECISION_INDEX, MAX_GROUPS, SANTA_ROWS
 
@@ -188,7 +216,7 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
     gw = nht + 2
     ncap = len(CULTURES) + 1
     tm0, br0, cp0, en0 = o("team"), o("broom"), o("culture_points"), o("energy")
-    team_entry, level, broom = cs.team_entry, state.level, state.broom
+    team_memo, nch3 = state._team_memo, nch * 3
     for q in range(n):
         r = (q - player) % n
         mv[hs0 + r] = len(state.hands[q]) / 10
@@ -204,21 +232,17 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
                 i = r - 1
                 _knowledge(mv, ht, nht, kn, gr, jt, cap, mk0 + i * nht, mg0 + i * MAX_GROUPS * gw,
                            mj0 + i * (nht + 1), mc0 + i * ncap)
-        energy = 0
-        for c in state.teams[q]:
-            k, culture, points, en = team_entry[c]
-            lv = level[c]
-            mv[tm0 + (r * nch + k) * 3 + lv] = 1
-            if broom[c] >= 0:
-                mv[br0 + r * nch + k] = 1
-            pts = points[lv]
-            if culture == MULTI:
-                for u in range(5):
-                    mv[cp0 + r * 5 + u] += pts
-            else:
-                mv[cp0 + r * 5 + culture] += pts
-            energy += en
-        mv[en0 + r] = energy / 4
+        seg = team_memo.get(q)
+        if seg is None:
+            seg = team_memo[q] = _team_sections(state, q, nch)
+        team_seg, broom_seg, points_seg, energy = seg
+        i = tm0 + r * nch3
+        mv[i:i + nch3] = team_seg
+        i = br0 + r * nch
+        mv[i:i + nch] = broom_seg
+        i = cp0 + r * 5
+        mv[i:i + 5] = points_seg
+        mv[en0 + r] = energy
     gy0 = o("graveyard")
     for c in state.graveyard:
         mv[gy0 + ci[c]] = 1

@@ -350,6 +350,10 @@ class AlakazumState(State):
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._resample_memo: dict = {}  # resample.py: what a seat saw over the history, per seat
+        # encoding.py: each team's team, broom, culture-point and energy entries, per seat q; every
+        # change of a team, a level or a broom clears it (the rules' writes to those fields call
+        # clear(); a state edited by hand is touch()ed, which comes here)
+        self._team_memo: dict = {}
 
     # ------------------------------------------------------------------ small helpers
     def _roll(self) -> int:
@@ -374,6 +378,7 @@ class AlakazumState(State):
     def _to_graveyard(self, card: int, owner: int) -> None:
         self.teams[owner].remove(card)
         self.level[card] = 0
+        self._team_memo.clear()
         self.graveyard.append(card)
 
     def _energy(self, p: int) -> int:
@@ -735,6 +740,7 @@ class AlakazumState(State):
         c = self._char(move)
         self.display.remove(c)
         self.teams[p].append(c)
+        self._team_memo.clear()
         rest = pend["rest"]
         if rest:
             self.pending = {"k": PICK, "p": rest[0], "rest": rest[1:]}
@@ -822,6 +828,7 @@ class AlakazumState(State):
             for c in self.teams[p]:
                 if cs.cards[c].culture == ann["cul"]:
                     self.level[c] = 2
+                    self._team_memo.clear()
         elif a == "broom":
             self.pending = {"k": BROOM_TARGET, "p": p, "card": ann["card"]}
         elif a == "fight":
@@ -840,6 +847,7 @@ class AlakazumState(State):
         card = pend["card"]
         self._hand_remove(p, card, None)
         self.broom[c] = card
+        self._team_memo.clear()
 
     # -- magic
     def _on_pay(self, p, pend, kind, move) -> None:
@@ -920,6 +928,7 @@ class AlakazumState(State):
     def _on_train(self, p, pend, kind, move) -> None:
         c = self._char(move)
         self.level[c] += 1
+        self._team_memo.clear()
 
     def _on_clair(self, p, pend, kind, move) -> None:
         self.seen[p][move[0]] = True
@@ -974,12 +983,14 @@ class AlakazumState(State):
             j = self.teams[q].index(target)
             self.teams[q][j] = mine
         self.teams[p][i] = target
+        self._team_memo.clear()
 
     def _on_revive(self, p, pend, kind, move) -> None:
         c = self._char(move)
         self.graveyard.remove(c)
         self.level[c] = 0
         self.teams[p].append(c)
+        self._team_memo.clear()
 
     # -- combat
     def _new_combat(self, kind: str, a: int, d: int, target: int) -> dict:
@@ -1082,6 +1093,7 @@ class AlakazumState(State):
         if self._combat_total(0) > cb["db"]:
             f = cb["fighter"]
             self.level[f] = min(2, self.level[f] + 1)
+            self._team_memo.clear()
             cb["win"] = 0
             cb["roll"] = self._roll()
             cb["resist"] = self._resistance(cb["target"])
@@ -1112,6 +1124,7 @@ class AlakazumState(State):
         cb = self.combat
         card = cb["target"]
         self.level[card] = 0
+        self._team_memo.clear()
         if hypnotised:
             self.teams[cb["a"]].append(card)
         else:
@@ -1140,6 +1153,7 @@ class AlakazumState(State):
         winner_char = cb["fighter"] if win == 0 else cb["target"]
         loser_char = cb["target"] if win == 0 else cb["fighter"]
         self.level[winner_char] = min(2, self.level[winner_char] + 1)
+        self._team_memo.clear()
         cb["roll"] = self._roll()
         cb["resist"] = self._resistance(loser_char)
         if cb["roll"] > cb["resist"]:
@@ -1177,6 +1191,7 @@ class AlakazumState(State):
             if self._can_leave(char, loser):
                 self.teams[loser].remove(char)
                 self.teams[winner].append(char)  # a hypnotised character keeps its level
+                self._team_memo.clear()
         self._end_combat()
 
     # -- traps
