@@ -354,6 +354,8 @@ class AlakazumState(State):
         # change of a team, a level or a broom clears it (the rules' writes to those fields call
         # clear(); a state edited by hand is touch()ed, which comes here)
         self._team_memo: dict = {}
+        # encoding.py: the market pile's observation rows, keyed by the pile (no hook needed)
+        self._market_memo: tuple | None = None
 
     # ------------------------------------------------------------------ small helpers
     def _roll(self) -> int:
