@@ -1335,9 +1335,7 @@ class AlakazumState(State):
 
     # ------------------------------------------------------------------ information
     def observation(self, player: int) -> np.ndarray:
-        from kabenvs.games.alakazum.encoding import encode
-
-        return encode(self, player)
+        return (_encode or _bind_encode())(self, player)
 
     def resample_hidden(self, player: int, rng=None) -> "AlakazumState":
         from kabenvs.games.alakazum.resample import resample
@@ -1530,3 +1528,15 @@ _HANDLERS = {
 assert set(_HANDLERS) == set(DECISIONS)
 
 AlakazumGame.State = AlakazumState
+
+
+_encode = None  # encoding.encode, bound on the first observation (encoding.py imports this module)
+
+
+def _bind_encode():
+    """An import statement inside observation() cost ~1 us on every call; bind the encoder once."""
+    global _encode
+    from kabenvs.games.alakazum.encoding import encode
+
+    _encode = encode
+    return encode
