@@ -394,6 +394,16 @@ class AlakazumState(State):
             counts[ht[c]] += 1
         return counts
 
+    def _hand_type_counts(self, p: int) -> dict[int, int]:
+        """``_type_counts`` for the types ``p`` holds only: the legality loops read these few
+        instead of scanning all 27 types (their results are sorted, so the order is free)."""
+        ht = self.game.cs.htype
+        out: dict[int, int] = {}
+        for c in self.hands[p]:
+            t = ht[c]
+            out[t] = out.get(t, 0) + 1
+        return out
+
     def _find(self, p: int, t: int) -> int:
         ht = self.game.cs.htype
         hand = self.hands[p]
@@ -419,6 +429,30 @@ class AlakazumState(State):
                 if e == "amulet" or (e == "culture_object" and cs.cards[c].culture == culture):
                     total += cs.value[c]
         return total
+
+    def _all_culture_points(self, p: int) -> list[int]:
+        """``_culture_points(p, u)`` (hand included) for every culture u in one pass over the team
+        and the hand: the Alakazum decision asked for all five, five passes."""
+        cs = self.game.cs
+        cards, level = cs.cards, self.level
+        nc = len(CULTURES)
+        pts = [0] * nc
+        for c in self.teams[p]:
+            card = cards[c]
+            v = card.points[level[c]]
+            if card.culture == MULTI:
+                for u in range(nc):
+                    pts[u] += v
+            else:
+                pts[card.culture] += v
+        amulets = 0
+        for c in self.hands[p]:
+            e = cs.effect[c]
+            if e == "amulet":
+                amulets += cs.value[c]
+            elif e == "culture_object" and cards[c].culture < nc:
+                pts[cards[c].culture] += cs.value[c]
+        return [x + amulets for x in pts]
 
     def _others_with_more(self, p: int) -> int:
         mine = len(self.teams[p])
@@ -618,8 +652,8 @@ class AlakazumState(State):
             return sorted(ids[cs.char_index[c]] for c in self._losable(p)
                           if cs.cards[c].culture in (cul, MULTI))
         if k == ALAKAZUM:
-            out = [g.catalog.id("alakazum", c) for c in range(len(CULTURES))
-                   if self._culture_points(p, c) >= ALAKAZUM_THRESHOLD]
+            out = [g.catalog.id("alakazum", c) for c, pts in enumerate(self._all_culture_points(p))
+                   if pts >= ALAKAZUM_THRESHOLD]
             return out + [g.pass_id]
         raise AssertionError(f"unknown decision {k}")
 
@@ -659,12 +693,9 @@ class AlakazumState(State):
     def _legal_main_action(self, p: int) -> list[int]:
         g = self.game
         cs = g.cs
-        counts = self._type_counts(p)
         out = [g.pass_id]
         hats = 0
-        for t, n in enumerate(counts):
-            if not n:
-                continue
+        for t, n in self._hand_type_counts(p).items():
             e = cs.ht_effect[t]
             if t in g.market_id:
                 out.append(g.market_id[t])
@@ -685,7 +716,6 @@ class AlakazumState(State):
     def _legal_potions(self, p: int, k: str) -> list[int]:
         g = self.game
         cs = g.cs
-        counts = self._type_counts(p)
         out = [g.pass_id]
         if k == STEAL_RESP:
             modes = ()
@@ -694,9 +724,7 @@ class AlakazumState(State):
         else:
             modes = (1,)
         steal_ok = k in (BID, STEAL_RESP) and bool(self.combat["pots"][1 - self._side(p)])
-        for t, n in enumerate(counts):
-            if not n:
-                continue
+        for t in self._hand_type_counts(p):
             e = cs.ht_effect[t]
             if e == "steal_potion":
                 if steal_ok:
