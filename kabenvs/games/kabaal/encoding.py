@@ -251,11 +251,9 @@ class Encoder:
         memo = s._enc_memo.get(me)
         if memo is None:
             memo = s._enc_memo[me] = _SeatMemo(self)
-        key = (tuple(s.board), tuple(s.face_down))
-        if memo.board_key != key:
-            memo.board_key = key
-            memo.board_vec[:] = 0.0
-            memo.board_vec[self._board_indices(s.board, s.face_down, table, 0, self.face_down - self.board)] = 1.0
+        board, face_down = s.board, s.face_down
+        if memo.board != board or memo.face_down != face_down:
+            self._update_board(memo, board, face_down, table)
         buf[self.board_run] = memo.board_vec
         if s.actor is not None:
             add(self.actor + rel[s.actor])
@@ -293,6 +291,26 @@ class Encoder:
         buf[self.round] = s.round / self.max_rounds
         return buf
 
+    def _update_board(self, memo: _SeatMemo, board: list[int], face_down: list[int], table) -> None:
+        """Rewrite the memo's board section where the board changed since this seat's last
+        observation: the area cards whose cults differ, the face-down flags that differ (a
+        placement changes one to three cards of 16; rebuilding all 16 cost more than the rest)."""
+        vec = memo.board_vec
+        n = self.n
+        old = memo.board
+        for a, mask in enumerate(board):
+            if old[a] != mask:
+                row = a * n
+                vec[row:row + n] = 0.0
+                for r in table[mask]:
+                    vec[row + r] = 1.0
+        if memo.face_down != face_down:
+            down = self.face_down - self.board
+            for a, d in enumerate(face_down):
+                vec[down + a] = 1.0 if d else 0.0
+        memo.board = board[:]
+        memo.face_down = face_down[:]
+
     def _board_indices(self, board, face_down, table, o: int, down: int) -> list[int]:
         """Indices (from ``o``) set to 1 for a board and its face-down cards; ``down``: the
         face-down block's offset from the board block's."""
@@ -310,11 +328,12 @@ class Encoder:
         rs = s.round_start
         log = s.board_log
         vec = memo.log_vec
-        key = (tuple(rs["board"]), tuple(rs["face_down"]))
         done = memo.log_rows
-        if (memo.log_key != key or memo.log is not log or len(log) < done
-                or (done and tuple(log[done - 1]) != memo.log_last)):
-            memo.log_key, memo.log, memo.log_rows, done = key, log, 0, 0
+        # identity checks: a new round replaces round_start and board_log, the rules only append
+        # to the log, and an edit by hand calls touch(), which drops the memo
+        if (memo.log_key is not rs or memo.log is not log or len(log) < done
+                or (done and log[done - 1] is not memo.log_last)):
+            memo.log_key, memo.log, memo.log_rows, done = rs, log, 0, 0
             vec[:] = 0.0
             vec[self._board_indices(rs["board"], rs["face_down"], table, 0, self.start_down - self.start_board)] = 1.0
         if len(log) > done:
@@ -337,7 +356,7 @@ class Encoder:
                     vec[forced_at + i] = 1.0
                 vec[part_at + i] = PART_VALUE[part]
             memo.log_rows = len(log)
-            memo.log_last = tuple(log[-1])
+            memo.log_last = log[-1]
         return vec
 
 
@@ -346,10 +365,12 @@ class _SeatMemo:
     ``_enc_memo[seat]`` and dropped with its other caches (clones, restores, resampled worlds
     start without one). Its vectors are copied into each observation, never handed out."""
 
-    __slots__ = ("board_key", "board_vec", "log_key", "log", "log_rows", "log_last", "log_vec")
+    __slots__ = ("board", "face_down", "board_vec", "log_key", "log", "log_rows", "log_last", "log_vec")
 
     def __init__(self, enc: Encoder) -> None:
-        self.board_key = None
+        # the board and face-down flags the section shows (an empty board: all zeros)
+        self.board = [0] * NUM_AREAS
+        self.face_down = [0] * NUM_AREAS
         self.board_vec = np.zeros(enc.board_run.stop - enc.board_run.start, dtype=np.float32)
         self.log_key = None
         self.log = None

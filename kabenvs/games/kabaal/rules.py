@@ -266,6 +266,13 @@ class KabaalState(State):
         self.current_player = self.amulet
 
     # -- legality -------------------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        # _settle computed the decision now asked to see whether it is forced: those choices are
+        # taken here instead of computed again (_apply and _reset_caches drop them)
+        if self._legal is None and self._next_legal is not None:
+            self._legal, self._next_legal = self._next_legal, None
+        return super().legal_actions()
+
     def _legal_actions(self) -> list[int]:
         g = self.game
         p = self.current_player
@@ -344,6 +351,7 @@ class KabaalState(State):
 
     # -- applying decisions ---------------------------------------------------------------------
     def _apply(self, action: int) -> None:
+        self._next_legal = None
         self.last_move = [self.current_player, action]
         self._dispatch(action)
         self._settle()
@@ -353,6 +361,7 @@ class KabaalState(State):
         while self.current_player is not None:
             legal = self._legal_actions()
             if len(legal) != 1:
+                self._next_legal = legal  # the decision now asked: legal_actions takes it
                 return
             self._dispatch(legal[0], forced=True)
 
@@ -901,6 +910,7 @@ class KabaalState(State):
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._enc_memo: dict = {}  # encoding._SeatMemo per seat: the observation's slow sections
+        self._next_legal: list[int] | None = None  # see legal_actions
 
     # Resampling (see docs/games/kabaal.md, "How resampling works"). Every round deals the whole
     # deck afresh and nothing hidden outlives a round, so a world differs from the real game only
