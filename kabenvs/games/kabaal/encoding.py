@@ -267,20 +267,13 @@ class Encoder:
         for p in range(n):
             r = rel[p]
             seen = memo.seats[p]  # [face_up, received, played, forced, revealed, voids] as last written
-            cards = s.faceup[p]
-            if seen[0] != cards:
-                o = self.face_up - base + r * C
-                vec[o:o + C] = 0.0
-                for k in cards:
-                    vec[o + k] = 1.0
-                seen[0] = cards[:]
-            cards = s.received[p]
-            if seen[1] != cards:
-                o = self.received - base + r * C
-                vec[o:o + C] = 0.0
-                for k in cards:
-                    vec[o + k] = 1.0
-                seen[1] = cards[:]
+            for i, block, cards in ((0, self.face_up, s.faceup[p]), (1, self.received, s.received[p])):
+                if seen[i] != cards:
+                    o = block - base + r * C
+                    vec[o:o + C] = 0.0
+                    for k in cards:
+                        vec[o + k] = 1.0
+                    seen[i] = cards[:]
             played, forced = s.played[p], s.forced[p]
             if seen[2] != played or seen[3] != forced:
                 played_changed = True
