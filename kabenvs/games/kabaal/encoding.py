@@ -167,11 +167,8 @@ class Encoder:
         # copied in with one slice assignment: the board (board, face_down), which only board
         # moves change, and the round's start board and board moves (round_start_board ..
         # board_moves_part), set once a round and then only extended by the moves appended.
-        # A third, the cards (my_hidden_hand .. voids), is kept per seat too and rewritten block by
-        # block where its source lists differ from the memo's copies (a play changes a few rows).
         names = [b for b in lay.blocks()]
-        for first, last in (("board", "face_down"), ("round_start_board", "board_moves_part"),
-                            ("my_hidden_hand", "voids")):
+        for first, last in (("board", "face_down"), ("round_start_board", "board_moves_part")):
             run = names[names.index(first):names.index(last) + 1]
             assert all(lay[a].stop == lay.offset(b) for a, b in zip(run, run[1:]))
         self.board_run = slice(self.board, lay["face_down"].stop)
@@ -181,10 +178,11 @@ class Encoder:
         self.scalar_index = np.array([o + r for o, _ in counts for r in range(n)])
         self.scalar_scale = np.array([scale for _, scale in counts for _ in range(n)], dtype=np.float32)
         self.log_run = slice(self.start_board, lay["board_moves_part"].stop)
-        self.cards_run = slice(self.hidden, lay["voids"].stop)
 
     def encode(self, s: "KabaalState", me: int) -> np.ndarray:
         n = self.n
+        C = NUM_CARDS
+        V = NUM_COLOURS + 1
         buf = np.zeros(self.lay.size, dtype=np.float32)
         # indices set to 1.0 in one vectorised store at the end; fractional values written directly
         rel = self.rel[me]  # absolute seat -> seat-relative index
@@ -193,14 +191,36 @@ class Encoder:
         if s.current_player is not None:
             add(self.to_move + rel[s.current_player])
             add(self.phase + self.phase_index[s.phase])
-        table = self.board_table[me]
-        memo = s._enc_memo.get(me)
-        if memo is None:
-            memo = s._enc_memo[me] = _SeatMemo(self)
-        buf[self.cards_run] = self._cards_vector(s, me, memo, rel)
+        o = self.hidden
+        ones += [o + k for k in s.hands[me]]
+        played_all: list[int] = []
         scalars = [0.0] * (5 * n)
+        vals: list[int] = []  # fractional entries: indices and their values (trick + 1) / 6
+        fracs: list[float] = []
+        trick_value = TRICK_VALUE
         for p in range(n):
             r = rel[p]
+            o = self.face_up + r * C
+            ones += [o + k for k in s.faceup[p]]
+            o = self.received + r * C
+            ones += [o + k for k in s.received[p]]
+            played = s.played[p]
+            if played:
+                o = self.played + r * C
+                vals += [o + k for k in played]
+                fracs += trick_value[:len(played)]
+                played_all += played
+                if 1 in s.forced[p]:
+                    o = self.forced + r
+                    ones += [o + t * n for t, f in enumerate(s.forced[p]) if f]
+            if s.revealed[p]:
+                o = self.revealed + r * C
+                for k, t in s.revealed[p]:
+                    vals.append(o + k)
+                    fracs.append(trick_value[t])
+            if s.voids[p]:
+                o = self.voids + r * V
+                ones += [o + c for c in self.void_table[s.voids[p]]]
             scalars[r] = len(s.hands[p]) + len(s.faceup[p]) + len(s.passing[p])
             scalars[n + r] = s.supply[p]
             scalars[2 * n + r] = s.altar[p]
@@ -208,6 +228,29 @@ class Encoder:
             scalars[4 * n + r] = len(s.passing[p])
         # the five count blocks in one store, scaled in float32 (as a scaled float32 block would be)
         buf[self.scalar_index] = np.array(scalars, dtype=np.float32) * self.scalar_scale
+        o = self.passing
+        if s.passing[me]:
+            ones += [o + k for k in s.passing[me]]
+        elif s.passed[me]:
+            ones += [o + k for k in s.passed[me] if k not in played_all]
+        winners = s.trick_winners
+        if winners:
+            o = self.winners
+            ones += [o + t * n + rel[w] for t, w in enumerate(winners)]
+        # trick t is led by the amulet holder (t = 0) or by the winner of trick t - 1
+        led = len(winners) + (1 if 0 < len(s.trick_seats) < n else 0)
+        if led:
+            o = self.leaders
+            add(o + rel[s.amulet])
+            ones += [o + t * n + rel[w] for t, w in enumerate(winners[:led - 1], start=1)]
+        if s.trick_seats:
+            o = self.trick
+            ones += [o + rel[seat] * C + k for seat, k in zip(s.trick_seats, s.trick_cards)]
+            add(self.leader + rel[s.trick_seats[0]])
+        table = self.board_table[me]
+        memo = s._enc_memo.get(me)
+        if memo is None:
+            memo = s._enc_memo[me] = _SeatMemo(self)
         board, face_down = s.board, s.face_down
         if memo.board != board or memo.face_down != face_down:
             self._update_board(memo, board, face_down, table)
@@ -242,104 +285,11 @@ class Encoder:
             if mover == me or action not in self.pass_ids:
                 add(self.last_move + action)
         buf[ones] = 1.0
+        if vals:
+            buf[vals] = fracs
         buf[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
         buf[self.round] = s.round / self.max_rounds
         return buf
-
-    def _cards_vector(self, s: "KabaalState", me: int, memo: _SeatMemo, rel: list[int]) -> np.ndarray:
-        """The cards section (my_hidden_hand .. voids, less the counts encode writes) for seat
-        ``me``, kept in ``memo.cards_vec``: each block is rewritten only where its source lists
-        differ from the copies the memo took when it last wrote it. Profile: the section rebuilt
-        from every hand, face-up card, play and reveal was half of the observation's time, while
-        one step changes a few of its rows (a play: the player's played row, maybe its face-up
-        row and voids, the trick)."""
-        n, C, V, T = self.n, NUM_CARDS, NUM_COLOURS + 1, TRICKS_PER_ROUND
-        vec = memo.cards_vec
-        base = self.hidden
-        hand = s.hands[me]
-        if memo.hand != hand:
-            vec[:C] = 0.0
-            for k in hand:
-                vec[k] = 1.0
-            memo.hand = hand[:]
-        played_changed = False
-        trick_value = TRICK_VALUE
-        for p in range(n):
-            r = rel[p]
-            seen = memo.seats[p]  # [face_up, received, played, forced, revealed, voids] as last written
-            for i, block, cards in ((0, self.face_up, s.faceup[p]), (1, self.received, s.received[p])):
-                if seen[i] != cards:
-                    o = block - base + r * C
-                    vec[o:o + C] = 0.0
-                    for k in cards:
-                        vec[o + k] = 1.0
-                    seen[i] = cards[:]
-            played, forced = s.played[p], s.forced[p]
-            if seen[2] != played or seen[3] != forced:
-                played_changed = True
-                o = self.played - base + r * C
-                vec[o:o + C] = 0.0
-                for t, k in enumerate(played):
-                    vec[o + k] = trick_value[t]
-                o = self.forced - base + r
-                for t in range(T):
-                    vec[o + t * n] = 0.0
-                if played:  # (forced grows with played: one entry per card played)
-                    for t, f in enumerate(forced):
-                        if f:
-                            vec[o + t * n] = 1.0
-                seen[2], seen[3] = played[:], forced[:]
-            revealed = s.revealed[p]
-            if seen[4] != revealed:
-                o = self.revealed - base + r * C
-                vec[o:o + C] = 0.0
-                for k, t in revealed:
-                    vec[o + k] = trick_value[t]
-                seen[4] = [pair[:] for pair in revealed]
-            voids = s.voids[p]
-            if seen[5] != voids:
-                o = self.voids - base + r * V
-                vec[o:o + V] = 0.0
-                for c in self.void_table[voids]:
-                    vec[o + c] = 1.0
-                seen[5] = voids
-        passing, passed = s.passing[me], s.passed[me]
-        if played_changed or memo.passing != passing or memo.passed != passed:
-            # my passed cards stay shown until played (by whoever holds them now)
-            o = self.passing - base
-            vec[o:o + C] = 0.0
-            if passing:
-                for k in passing:
-                    vec[o + k] = 1.0
-            elif passed:
-                played_all = [k for p in range(n) for k in s.played[p]]
-                for k in passed:
-                    if k not in played_all:
-                        vec[o + k] = 1.0
-            memo.passing, memo.passed = passing[:], passed[:]
-        winners = s.trick_winners
-        # trick t is led by the amulet holder (t = 0) or by the winner of trick t - 1
-        led = len(winners) + (1 if 0 < len(s.trick_seats) < n else 0)
-        if memo.winners != winners or memo.lead != (s.amulet, led):
-            o, w = self.leaders - base, self.winners - base
-            vec[o:w + T * n] = 0.0  # trick_leaders and trick_winners, one after the other
-            for t, q in enumerate(winners):
-                vec[w + t * n + rel[q]] = 1.0
-            if led:
-                vec[o + rel[s.amulet]] = 1.0
-                for t, q in enumerate(winners[:led - 1], start=1):
-                    vec[o + t * n + rel[q]] = 1.0
-            memo.winners, memo.lead = winners[:], (s.amulet, led)
-        seats, cards = s.trick_seats, s.trick_cards
-        if memo.trick_seats != seats or memo.trick_cards != cards:
-            o, lead = self.trick - base, self.leader - base
-            vec[o:lead + n] = 0.0  # trick and trick_leader, one after the other
-            for q, k in zip(seats, cards):
-                vec[o + rel[q] * C + k] = 1.0
-            if seats:
-                vec[lead + rel[seats[0]]] = 1.0
-            memo.trick_seats, memo.trick_cards = seats[:], cards[:]
-        return vec
 
     def _update_board(self, memo: _SeatMemo, board: list[int], face_down: list[int], table) -> None:
         """Rewrite the memo's board section where the board changed since this seat's last
@@ -415,20 +365,9 @@ class _SeatMemo:
     ``_enc_memo[seat]`` and dropped with its other caches (clones, restores, resampled worlds
     start without one). Its vectors are copied into each observation, never handed out."""
 
-    __slots__ = ("board", "face_down", "board_vec", "log_key", "log", "log_rows", "log_last", "log_vec",
-                 "cards_vec", "hand", "seats", "passing", "passed", "winners", "lead", "trick_seats", "trick_cards")
+    __slots__ = ("board", "face_down", "board_vec", "log_key", "log", "log_rows", "log_last", "log_vec")
 
     def __init__(self, enc: Encoder) -> None:
-        # the cards section and the source lists it shows (nothing yet: all zeros)
-        self.cards_vec = np.zeros(enc.cards_run.stop - enc.cards_run.start, dtype=np.float32)
-        self.hand: list[int] = []
-        self.seats = [[[], [], [], [], [], 0] for _ in range(enc.n)]
-        self.passing: list[int] = []
-        self.passed: list[int] = []
-        self.winners: list[int] = []
-        self.lead = (None, 0)
-        self.trick_seats: list[int] = []
-        self.trick_cards: list[int] = []
         # the board and face-down flags the section shows (an empty board: all zeros)
         self.board = [0] * NUM_AREAS
         self.face_down = [0] * NUM_AREAS
