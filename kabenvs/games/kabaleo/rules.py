@@ -123,6 +123,11 @@ class KabaleoGame(Game):
         assert self.counts_slice.stop - self.counts_slice.start == n * (3 * 6 + 1)  # one store, see observation
         self.top_mine_slice = lay["top_mine"]
         self.colour_pad = [0] * (6 - self.num_colours)
+        # v / 6 as the counts block holds it (float32(v) * (1 / 6) rounded to float32), for the
+        # per-move updates of KabaleoState._count_vectors
+        sixths = np.arange(self.total_pieces + 1, dtype=np.float32)
+        sixths *= 1.0 / 6.0
+        self.sixths = sixths.tolist()
         self.seat_order = [[(me + r) % n for r in range(n)] for me in range(n)]
         self.board_slice = slice(lay.offset("base"), lay["board_count"].stop)
         self.board_offsets = {
@@ -305,7 +310,7 @@ class KabaleoState(State):
                     grid[c] = allowed[c]
         if self.last_spot is not None:
             grid[:, self.last_spot] = 0
-        if not grid.any():
+        if not np.count_nonzero(grid):  # (count_nonzero: a fifth of any()'s cost at this size)
             mask[g.pass_id] = 1
         return mask
 
@@ -319,16 +324,15 @@ class KabaleoState(State):
             self.stock[p][c] -= 1
             self.played[p][c] += 1
             self.covered[p][top] += 1
-            if len(stack) > 1 and top == c:
+            cancelled = len(stack) > 1 and top == c
+            if cancelled:
                 stack.pop()  # the two pieces in contact leave the game
                 self.removed[c] += 2
                 self.cancels[p] += 1
-                if self._board is not None:
-                    self._write_move(s, top, True)
             else:
                 stack.append(c)
-                if self._board is not None:
-                    self._write_move(s, top, False)
+            if self._board is not None:
+                self._write_move(s, top, cancelled)
             allowed = self._allowed
             if allowed is not None:  # spot s is a bare base of its colour again, or no longer one
                 allowed[:, s] = 1
@@ -337,6 +341,8 @@ class KabaleoState(State):
             self.last_spot = s
             if self._log is not None:
                 self._write_log(len(self.log), p, c, s)
+            if self._counts_vec is not None:
+                self._write_counts(p, c, top, cancelled)
             self.log.append([p, c, s])
         self.current_player = self._next_player(p)
 
@@ -492,18 +498,8 @@ class KabaleoState(State):
         buf[o["my_colour"] + mine] = 1.0
         if self.current_player is not None:
             buf[o["to_move"] + (self.current_player - player) % n] = 1.0
-        # stock, played, covered, cancels are contiguous: fill them with one assignment
-        pad = g.colour_pad
-        order = g.seat_order[player]  # seat-relative rows: row 0 is me
-        vals: list[int] = []
-        for table in (self.stock, self.played, self.covered):
-            for p in order:
-                vals += table[p]
-                vals += pad
-        vals += [self.cancels[p] for p in order]
-        counts = g.counts_slice
-        buf[counts] = vals
-        buf[counts] *= 1.0 / 6.0
+        # stock, played, covered, cancels are contiguous: one copy of this seat's cached block
+        buf[g.counts_slice] = self._count_vectors()[player]
         if self.last_spot is not None:
             buf[o["last_spot"] + self.last_spot] = 1.0
         buf[g.board_slice] = self._board_vector()
@@ -608,30 +604,69 @@ class KabaleoState(State):
         for k in range(1, len(stack)):
             board[first + 6 * k + stack[k]] = value
 
-    def _log_vectors(self) -> np.ndarray:
-        """The move_* blocks as each seat sees them (row = seat), cached and extended per move:
-        one copy per observation instead of re-encoding up to 36 moves."""
+    def _count_vectors(self) -> list[np.ndarray]:
+        """Per seat, the observation's stock, played, covered and cancels blocks (seat-relative
+        rows, / 6), cached and updated by _apply (three or four entries a move) instead of
+        built from every player's counts on every observation."""
+        if self._counts_vec is None:
+            g = self.game
+            pad = g.colour_pad
+            self._counts_vec = []
+            for order in g.seat_order:  # seat-relative rows: row 0 is the seat
+                vals: list[int] = []
+                for table in (self.stock, self.played, self.covered):
+                    for p in order:
+                        vals += table[p]
+                        vals += pad
+                vals += [self.cancels[p] for p in order]
+                vec = np.array(vals, dtype=np.float32)
+                vec *= 1.0 / 6.0
+                self._counts_vec.append(vec)
+        return self._counts_vec
+
+    def _write_counts(self, p: int, c: int, top: int, cancelled: bool) -> None:
+        """Player p placed colour c on a top of colour ``top``: its entries in every seat's counts."""
+        n = self.num_players
+        sixths = self.game.sixths
+        stock, played, covered = sixths[self.stock[p][c]], sixths[self.played[p][c]], sixths[self.covered[p][top]]
+        cancels = sixths[self.cancels[p]]
+        for q, vec in enumerate(self._counts_vec):
+            row = 6 * ((p - q) % n)
+            vec[row + c] = stock
+            vec[6 * n + row + c] = played
+            vec[12 * n + row + top] = covered
+            if cancelled:
+                vec[18 * n + row // 6] = cancels
+
+    def _log_vectors(self) -> list[np.ndarray]:
+        """The move_* blocks as each seat sees them (one vector per seat), cached and extended
+        per move: one copy per observation instead of re-encoding up to 36 moves."""
         if self._log is None:
             g = self.game
-            self._log = np.zeros((self.num_players, g.log_slice.stop - g.log_slice.start), dtype=np.float32)
+            size = g.log_slice.stop - g.log_slice.start
+            self._log = [np.zeros(size, dtype=np.float32) for _ in range(self.num_players)]
             for k, (p, c, s) in enumerate(self.log):
                 self._write_log(k, p, c, s)
         return self._log
 
     def _write_log(self, k: int, p: int, c: int, s: int) -> None:
+        # scalar stores into each seat's vector: cheaper than column stores into a (seats, size)
+        # array for 2-4 seats
         g = self.game
         n = self.num_players
-        log = self._log
-        log[:, 6 * k + c] = 1.0
-        log[:, g.log_spot_offset + g.num_spots * k + s] = 1.0
-        by = g.log_by_offset + n * k
-        for q in range(n):
-            log[q, by + (p - q) % n] = 1.0  # seat-relative: 0 when q made the move
+        colour = 6 * k + c
+        spot = g.log_spot_offset + g.num_spots * k + s
+        by = g.log_by_offset + n * k + p
+        for q, row in enumerate(self._log):
+            row[colour] = 1.0
+            row[spot] = 1.0
+            row[by - q if q <= p else by - q + n] = 1.0  # seat-relative (p - q) % n: 0 when q made it
 
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._board: np.ndarray | None = None
-        self._log: np.ndarray | None = None
+        self._log: list[np.ndarray] | None = None
+        self._counts_vec: list[np.ndarray] | None = None  # see _count_vectors
         # (colours, spots) int8: 0 where the spot is an uncovered base of that colour (legality)
         self._allowed: np.ndarray | None = None
 
