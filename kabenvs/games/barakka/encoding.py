@@ -117,10 +117,12 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
     for i, deck in enumerate(state.decks):
         buf[o + i] = len(deck) / g.num_cards
     buf[off["turn"]] = state.turn / g.turn_limit
-    per_type = board.per_type[player]
-    if per_type is None:  # the sequences changed since this seat's last observation
-        per_type = board.per_type[player] = seq_per_type(g, board.vecs[player])
-    _write_dups(g, buf, held, state.piles, per_type)
+    dups = board.per_type[player]
+    if dups is None:  # the sequences changed since this seat's last observation
+        per_type = seq_per_type(g, board.vecs[player])
+        # as Python lists: my row by type, and each type's column (every seat row)
+        dups = board.per_type[player] = (per_type[0].tolist(), per_type.T.tolist())
+    _write_dups(g, buf, held, state.piles, dups)
     return buf
 
 
@@ -132,17 +134,21 @@ def seq_per_type(g, vec: np.ndarray) -> np.ndarray:
     return vec[o: o + n * S * T].reshape(n, S, T).sum(axis=1)
 
 
-def _write_dups(g, buf: np.ndarray, held, piles, per_type: np.ndarray) -> None:
-    """The derived ``held_dup``/``pile_dup`` blocks, read from ``seq_per_type`` of this seat."""
+def _write_dups(g, buf: np.ndarray, held, piles, dups: tuple[list, list]) -> None:
+    """The derived ``held_dup``/``pile_dup`` blocks, read from ``seq_per_type`` of this seat
+    (``dups``: its row 0 by type, and its column of each type)."""
     off = g._off
     n = g.num_players
+    mine, columns = dups
     o = off["held_dup"]
     for j, x in enumerate(held):
-        buf[o + j] = per_type[0, x]
+        buf[o + j] = mine[x]
     o = off["pile_dup"]
     for i, pile in enumerate(piles):
         if pile:
-            buf[o + i * n: o + (i + 1) * n] = per_type[:, pile[-1]]
+            row = o + i * n
+            for r, copies in enumerate(columns[pile[-1]]):
+                buf[row + r] = copies
 
 
 class BoardCache:
@@ -156,7 +162,15 @@ class BoardCache:
         self.vecs = [build_board(state, p) for p in range(state.game.num_players)]
         # per seat, seq_per_type of its vector, summed on the first observation after a card
         # went onto a sequence (``play``): the sum every observation cost ~2 us of ~13 a step
-        self.per_type: list[np.ndarray | None] = [None] * state.game.num_players
+        self.per_type: list[tuple[list, list] | None] = [None] * state.game.num_players
+        # The board is public, so "unseen" (every card less those the board shows) and the pile
+        # counts are the same in every seat's vector: kept here as Python numbers, so that an
+        # update writes the new value into each vector instead of a read-add-write per seat.
+        g = state.game
+        self.unseen = self.vecs[0][g.unseen_slice].tolist()
+        if g.perfect:
+            o = g._off["pile_count"]
+            self.pile_counts = self.vecs[0][o:o + g.num_piles * g.num_types].reshape(g.num_piles, -1).tolist()
 
     def play(self, q: int, k: int, card: int) -> None:
         """``card`` went onto player q's sequence k (it was in hand: no board entry had it)."""
@@ -172,6 +186,15 @@ class BoardCache:
         old_top = st[-2] if m >= 2 and not (karim and m == 2) else -1
         seq0, top0, size0, unseen = off["seq"], off["seq_top"], off["seq_size"], off["unseen"]
         self.per_type = [None] * n
+        counts = self.unseen
+        if g.perfect:
+            copies = st.count(card)  # the seq block counts every card of the sequence by type
+            counts[card] -= 1.0
+        else:  # the table shows only the face-up top
+            if old_top >= 0:
+                counts[old_top] += 1.0
+            if not face_down:
+                counts[card] -= 1.0
         for p in range(n):
             buf = self.vecs[p]
             row = ((q - p) % n) * S + k
@@ -182,17 +205,17 @@ class BoardCache:
             if not face_down:
                 buf[top0 + base + card] = 1.0
             if g.perfect:
-                buf[seq0 + base + card] += 1.0
-                buf[unseen + card] -= 1.0
+                buf[seq0 + base + card] = copies
+                buf[unseen + card] = counts[card]
                 if face_down:
                     buf[off["seq_bottom"] + base + card] = 1.0
-            else:  # the table shows only the face-up top
+            else:
                 if old_top >= 0:
                     buf[seq0 + base + old_top] = 0.0
-                    buf[unseen + old_top] += 1.0
+                    buf[unseen + old_top] = counts[old_top]
                 if not face_down:
                     buf[seq0 + base + card] = 1.0
-                    buf[unseen + card] -= 1.0
+                    buf[unseen + card] = counts[card]
 
     def pile_push(self, i: int, card: int) -> None:
         self._pile(i, card, +1)
@@ -219,6 +242,16 @@ class BoardCache:
         clear = [o + d * T + x for d, x in enumerate(old_tops)]
         ones = [o + d * T + x for d, x in enumerate(new_tops)]
         size = len(pile) / g.num_cards
+        counts = self.unseen
+        if g.perfect:
+            self.pile_counts[i][card] += sign
+            pile_count = self.pile_counts[i][card]
+            counts[card] -= sign
+        else:  # known: the top only
+            if old_tops:
+                counts[old_tops[0]] += 1.0
+            if pile:
+                counts[pile[-1]] -= 1.0
         for buf in self.vecs:
             for k in clear:
                 buf[k] = 0.0
@@ -226,16 +259,16 @@ class BoardCache:
                 buf[k] = 1.0
             buf[off["pile_size"] + i] = size
             if g.perfect:
-                buf[off["pile_count"] + i * T + card] += sign
-                buf[unseen + card] -= sign
+                buf[off["pile_count"] + i * T + card] = pile_count
+                buf[unseen + card] = counts[card]
                 if not g.solo:  # the j-th card from the bottom: only the changed end moves
                     j = len(pile) - 1 if sign > 0 else len(pile)
                     buf[off["pile_order"] + i * g.num_cards + j] = g.pile_code[card] if sign > 0 else 0.0
-            else:  # known: the top only
+            else:
                 if old_tops:
-                    buf[unseen + old_tops[0]] += 1.0
+                    buf[unseen + old_tops[0]] = counts[old_tops[0]]
                 if pile:
-                    buf[unseen + pile[-1]] -= 1.0
+                    buf[unseen + pile[-1]] = counts[pile[-1]]
 
     def misc(self) -> None:
         """Tiles, Sadid stack, token, Rose changed (rare: fifth cards, El Portugues, the Rose)."""
