@@ -172,11 +172,12 @@ class Encoder:
             run = names[names.index(first):names.index(last) + 1]
             assert all(lay[a].stop == lay.offset(b) for a, b in zip(run, run[1:]))
         self.board_run = slice(self.board, lay["face_down"].stop)
-        # encode's per-seat counts, in the order of its ``scalars`` list, and their scales
+        # encode's per-seat counts (hand size, supply, altar, tricks won, passes chosen) and their scales
         counts = ((self.hand_size, 1.0 / 8.0), (self.supply, 1.0 / CULTISTS_PER_PLAYER), (self.altar, 1.0 / 3.0),
                   (self.tricks_won, 1.0 / TRICKS_PER_ROUND), (self.passes_chosen, 0.5))
-        self.scalar_index = np.array([o + r for o, _ in counts for r in range(n)])
-        self.scalar_scale = np.array([scale for _, scale in counts for _ in range(n)], dtype=np.float32)
+        # v * scale for each count v as the float32 block holds it (float32(v) * float32(scale)),
+        # so that encode writes the counts with its other fractional entries, in one store
+        self.count_values = [(np.arange(256, dtype=np.float32) * np.float32(scale)).tolist() for _, scale in counts]
         self.log_run = slice(self.start_board, lay["board_moves_part"].stop)
 
     def encode(self, s: "KabaalState", me: int) -> np.ndarray:
@@ -197,12 +198,17 @@ class Encoder:
         for k in s.hands[me]:
             add(o + k)
         played_all: list[int] = []
-        scalars = [0.0] * (5 * n)
-        vals: list[int] = []  # fractional entries: indices and their values (trick + 1) / 6
+        vals: list[int] = []  # fractional entries: indices and their values ((trick + 1) / 6, counts)
         fracs: list[float] = []
         trick_value = TRICK_VALUE
+        size_of, supply_of, altar_of, won_of, passes_of = self.count_values
         for p in range(n):
             r = rel[p]
+            # the five per-seat counts (hand size, supply, altar, tricks won, passes chosen)
+            vals += (self.hand_size + r, self.supply + r, self.altar + r, self.tricks_won + r, self.passes_chosen + r)
+            passing = len(s.passing[p])
+            fracs += (size_of[len(s.hands[p]) + len(s.faceup[p]) + passing], supply_of[s.supply[p]],
+                      altar_of[s.altar[p]], won_of[s.tricks_won[p]], passes_of[passing])
             o = self.face_up + r * C
             for k in s.faceup[p]:
                 add(o + k)
@@ -230,13 +236,6 @@ class Encoder:
                 o = self.voids + r * V
                 for c in self.void_table[s.voids[p]]:
                     add(o + c)
-            scalars[r] = len(s.hands[p]) + len(s.faceup[p]) + len(s.passing[p])
-            scalars[n + r] = s.supply[p]
-            scalars[2 * n + r] = s.altar[p]
-            scalars[3 * n + r] = s.tricks_won[p]
-            scalars[4 * n + r] = len(s.passing[p])
-        # the five count blocks in one store, scaled in float32 (as a scaled float32 block would be)
-        buf[self.scalar_index] = np.array(scalars, dtype=np.float32) * self.scalar_scale
         o = self.passing
         if s.passing[me]:
             for k in s.passing[me]:
@@ -303,8 +302,7 @@ class Encoder:
             if mover == me or action not in self.pass_ids:
                 add(self.last_move + action)
         buf[ones] = 1.0
-        if vals:
-            buf[vals] = fracs
+        buf[vals] = fracs
         buf[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
         buf[self.round] = s.round / self.max_rounds
         return buf
