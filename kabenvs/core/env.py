@@ -123,18 +123,14 @@ class GameEnv(AECEnv):
         action = state.check_action(action)  # raises before anything changes
         # Each seat is told the move as it saw it (a secret pass reads as hidden to the others):
         # named on the state before the move, through the one definition in the game contract.
-        if type(state).action_name_for is State.action_name_for:  # no hidden moves in this game
-            name = state.action_name(action)
-            names = None
-        else:
-            names = [state.action_name_for(action, seat) for seat in range(len(self.possible_agents))]
+        names = state.action_names(action)
         self._cumulative_rewards[agent] = 0.0
         state._apply_checked(action)  # checked above
         self._steps += 1
         rewards, infos = self.rewards, self.infos
         for a in self.agents:
             rewards[a] = 0.0
-            infos[a] = {"last_action": name if names is None else names[index[a]], "last_player": player}
+            infos[a] = {"last_action": names[index[a]], "last_player": player}
         if state.current_player is None:
             self._finish()
         elif self._steps >= self.max_steps:

@@ -377,6 +377,15 @@ class State:
         leaving a seat's observation identical read identically to that seat."""
         return self.action_name(action)
 
+    def action_names(self, action: int) -> list[str]:
+        """``action``, about to be taken, named as each seat sees it, in seat order (what the env
+        puts in every agent's info): ``action_name_for`` for every seat. A game can override it
+        with a shortcut (most moves read alike to everyone); it must agree with
+        ``action_name_for``."""
+        if type(self).action_name_for is State.action_name_for:  # no hidden moves in this game
+            return [self.action_name(action)] * self.num_players
+        return [self.action_name_for(action, seat) for seat in range(self.num_players)]
+
     # -- seat views for front ends (terminal play, the browser) ----------------------------------
     def narrate(self, before: "State", action: int, seat: int | None) -> list[str]:
         """What ``action`` caused, as ``seat`` saw it: readable events, called on the state AFTER

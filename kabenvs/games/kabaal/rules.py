@@ -88,6 +88,7 @@ HAND_SIZE = 8
 PASS_COUNT = 2
 MAX_PLACEMENTS = 2
 RITUALS_TO_WIN = 3
+HIDDEN_PASS = "pass a card (hidden)"  # another seat's pass choice, as the others read it
 VOID_COLOURLESS = 1 << 4  # voids bit for "holds no colourless card" (bits 0-3: card colours)
 
 
@@ -1076,11 +1077,18 @@ class KabaalState(State):
             return None
         return world
 
+    def action_names(self, action: int) -> list[str]:
+        # action_name_for for every seat, without a call per seat: only a pass reads differently
+        name = self.game.catalog.name(action)
+        if self.game.kind_of[action] != "pass_card":
+            return [name] * self.num_players
+        return [name if seat == self.current_player else HIDDEN_PASS for seat in range(self.num_players)]
+
     def action_name_for(self, action: int, seat: int | None) -> str:
         """Another player's pass choice is secret (rules note 1): it names no card to the
         others. Every other move is public (cards are played face up, the board is open)."""
         if seat is not None and seat != self.current_player and self.game.kind_of[action] == "pass_card":
-            return "pass a card (hidden)"
+            return HIDDEN_PASS
         return self.game.catalog.name(action)
 
     def decision(self) -> str:
