@@ -184,9 +184,19 @@ class Encoder:
         n = self.n
         C = NUM_CARDS
         V = NUM_COLOURS + 1
-        buf = np.zeros(self.lay.size, dtype=np.float32)
-        # indices set to 1.0 in one vectorised store at the end; fractional values written directly
         rel = self.rel[me]  # absolute seat -> seat-relative index
+        table = self.board_table[me]
+        memo = s._enc_memo.get(me)
+        if memo is None:
+            memo = s._enc_memo[me] = _SeatMemo(self)
+        board, face_down = s.board, s.face_down
+        if memo.board != board or memo.face_down != face_down:
+            self._update_board(memo, board, face_down, table)
+        self._log_vector(s, memo, table, rel)
+        # a copy of the memo's vector: its board and log sections as kept, zeros elsewhere (one
+        # pass over the memory instead of zeros and two section copies)
+        buf = memo.full.copy()
+        # indices set to 1.0 in one vectorised store at the end; fractional values written directly
         ones: list[int] = [self.amulet + rel[s.amulet]]
         add = ones.append
         if s.current_player is not None:
@@ -261,14 +271,6 @@ class Encoder:
             for seat, k in zip(s.trick_seats, s.trick_cards):
                 add(o + rel[seat] * C + k)
             add(self.leader + rel[s.trick_seats[0]])
-        table = self.board_table[me]
-        memo = s._enc_memo.get(me)
-        if memo is None:
-            memo = s._enc_memo[me] = _SeatMemo(self)
-        board, face_down = s.board, s.face_down
-        if memo.board != board or memo.face_down != face_down:
-            self._update_board(memo, board, face_down, table)
-        buf[self.board_run] = memo.board_vec
         if s.actor is not None:
             add(self.actor + rel[s.actor])
         if s.pusher is not None:
@@ -295,7 +297,6 @@ class Encoder:
             if s.phase == "flip_down":
                 for a in s.flip_queue[0][1]:
                     add(self.flip_line + a)
-        buf[self.log_run] = self._log_vector(s, memo, table, rel)
         if s.last_move:
             mover, action = s.last_move
             add(self.last_mover + rel[mover])
@@ -381,15 +382,18 @@ class _SeatMemo:
     ``_enc_memo[seat]`` and dropped with its other caches (clones, restores, resampled worlds
     start without one). Its vectors are copied into each observation, never handed out."""
 
-    __slots__ = ("board", "face_down", "board_vec", "log_key", "log", "log_rows", "log_last", "log_vec")
+    __slots__ = ("board", "face_down", "full", "board_vec", "log_key", "log", "log_rows", "log_last", "log_vec")
 
     def __init__(self, enc: Encoder) -> None:
+        # A whole observation vector holding only the two sections (board_vec and log_vec are
+        # views into it): each observation starts as a copy of it.
+        self.full = np.zeros(enc.lay.size, dtype=np.float32)
         # the board and face-down flags the section shows (an empty board: all zeros)
         self.board = [0] * NUM_AREAS
         self.face_down = [0] * NUM_AREAS
-        self.board_vec = np.zeros(enc.board_run.stop - enc.board_run.start, dtype=np.float32)
+        self.board_vec = self.full[enc.board_run]
         self.log_key = None
         self.log = None
         self.log_rows = 0
         self.log_last = None
-        self.log_vec = np.zeros(enc.log_run.stop - enc.log_run.start, dtype=np.float32)
+        self.log_vec = self.full[enc.log_run]
