@@ -124,7 +124,7 @@ class KabaleoGame(Game):
         self.top_mine_slice = lay["top_mine"]
         self.colour_pad = [0] * (6 - self.num_colours)
         # v / 6 as the counts block holds it (float32(v) * (1 / 6) rounded to float32), for the
-        # per-move updates of KabaleoState._count_vectors
+        # per-move updates of KabaleoState._seat_vectors
         sixths = np.arange(self.total_pieces + 1, dtype=np.float32)
         sixths *= 1.0 / 6.0
         self.sixths = sixths.tolist()
@@ -142,7 +142,7 @@ class KabaleoGame(Game):
         self.mine_gain_flat = [row.ravel().tolist() for row in self.mine_gain]
         assert lay["gain_mine"].stop == lay.offset("gain_lead")  # written together
         self.gain_slice = slice(lay.offset("gain_mine"), lay["gain_lead"].stop)
-        # The move_* blocks are cached per seat (KabaleoState._log_vectors), copied in one go.
+        # The move_* blocks are cached per seat (KabaleoState._seat_vectors).
         assert lay["move_colour"].stop == lay.offset("move_spot") and lay["move_spot"].stop == lay.offset("move_by")
         self.log_slice = slice(lay.offset("move_colour"), lay["move_by"].stop)
         self.log_spot_offset = lay.offset("move_spot") - lay.offset("move_colour")
@@ -493,17 +493,16 @@ class KabaleoState(State):
         g = self.game
         o = g.obs_offsets  # the layout's offsets, looked up once per game
         n = self.num_players
-        buf = np.zeros(g.observation_size, dtype=np.float32)
+        # a copy of this seat's cached vector: its count blocks (stock, played, covered, cancels)
+        # and move_* blocks as kept, zeros elsewhere
+        buf = self._seat_vectors()[player].copy()
         mine = self.targets[player]
         buf[o["my_colour"] + mine] = 1.0
         if self.current_player is not None:
             buf[o["to_move"] + (self.current_player - player) % n] = 1.0
-        # stock, played, covered, cancels are contiguous: one copy of this seat's cached block
-        buf[g.counts_slice] = self._count_vectors()[player]
         if self.last_spot is not None:
             buf[o["last_spot"] + self.last_spot] = 1.0
         buf[g.board_slice] = self._board_vector()
-        buf[g.log_slice] = self._log_vectors()[player]
         top = o["top"] + mine
         buf[g.top_mine_slice] = buf[top: top + 6 * g.num_spots: 6]
         self._write_gains(buf, mine)
@@ -604,25 +603,31 @@ class KabaleoState(State):
         for k in range(1, len(stack)):
             board[first + 6 * k + stack[k]] = value
 
-    def _count_vectors(self) -> list[np.ndarray]:
-        """Per seat, the observation's stock, played, covered and cancels blocks (seat-relative
-        rows, / 6), cached and updated by _apply (three or four entries a move) instead of
-        built from every player's counts on every observation."""
-        if self._counts_vec is None:
+    def _seat_vectors(self) -> list[np.ndarray]:
+        """Per seat, a whole observation vector holding only the blocks kept per seat, updated by
+        _apply: the stock, played, covered and cancels blocks (seat-relative rows, / 6; three or
+        four entries a move, ``_counts_vec`` views them) and the move_* blocks (``_log``). Each
+        observation starts as a copy of it, instead of zeros plus a copy of each block."""
+        if self._seat is None:
             g = self.game
             pad = g.colour_pad
-            self._counts_vec = []
-            for order in g.seat_order:  # seat-relative rows: row 0 is the seat
+            self._seat = [np.zeros(g.observation_size, dtype=np.float32) for _ in range(self.num_players)]
+            self._counts_vec = [vec[g.counts_slice] for vec in self._seat]
+            for order, counts in zip(g.seat_order, self._counts_vec):  # row 0 is the seat
                 vals: list[int] = []
                 for table in (self.stock, self.played, self.covered):
                     for p in order:
                         vals += table[p]
                         vals += pad
                 vals += [self.cancels[p] for p in order]
-                vec = np.array(vals, dtype=np.float32)
-                vec *= 1.0 / 6.0
-                self._counts_vec.append(vec)
-        return self._counts_vec
+                counts[:] = vals
+                counts *= 1.0 / 6.0
+            # the move_* blocks (one seat-relative view per seat): one copy per observation
+            # instead of re-encoding up to 36 moves
+            self._log = [vec[g.log_slice] for vec in self._seat]
+            for k, (p, c, s) in enumerate(self.log):
+                self._write_log(k, p, c, s)
+        return self._seat
 
     def _write_counts(self, p: int, c: int, top: int, cancelled: bool) -> None:
         """Player p placed colour c on a top of colour ``top``: its entries in every seat's counts."""
@@ -637,17 +642,6 @@ class KabaleoState(State):
             vec[12 * n + row + top] = covered
             if cancelled:
                 vec[18 * n + row // 6] = cancels
-
-    def _log_vectors(self) -> list[np.ndarray]:
-        """The move_* blocks as each seat sees them (one vector per seat), cached and extended
-        per move: one copy per observation instead of re-encoding up to 36 moves."""
-        if self._log is None:
-            g = self.game
-            size = g.log_slice.stop - g.log_slice.start
-            self._log = [np.zeros(size, dtype=np.float32) for _ in range(self.num_players)]
-            for k, (p, c, s) in enumerate(self.log):
-                self._write_log(k, p, c, s)
-        return self._log
 
     def _write_log(self, k: int, p: int, c: int, s: int) -> None:
         # scalar stores into each seat's vector: cheaper than column stores into a (seats, size)
@@ -665,8 +659,9 @@ class KabaleoState(State):
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._board: np.ndarray | None = None
+        self._seat: list[np.ndarray] | None = None  # see _seat_vectors
         self._log: list[np.ndarray] | None = None
-        self._counts_vec: list[np.ndarray] | None = None  # see _count_vectors
+        self._counts_vec: list[np.ndarray] | None = None
         # (colours, spots) int8: 0 where the spot is an uncovered base of that colour (legality)
         self._allowed: np.ndarray | None = None
 
