@@ -1,84 +1,126 @@
 #!/usr/bin/env python
-"""A digest of everything a seat reads in fixed-seed random games: to prove a speed change is
-bit-identical (docs/benchmark.md).
+"""A fixed-seed fingerprint of everything the AEC loop hands out, to prove a speed change exact.
 
-For each env id and player count given, plays ``--games`` random games through the AEC adapter
-and hashes, at every step, every seat's observation (dtype, shape and bytes), every seat's mask,
-the rewards, cumulative rewards, terminations, truncations and infos. Every ``--clone-every``
-steps it also hashes the observations of a ``clone()`` and of a JSON round trip of the state
-(a cache shared with, or missing from, a copy shows up there), and checks that an observation
-returned earlier is not changed by later steps (observations must be fresh arrays).
+    python scripts/obs_fingerprint.py --record /tmp/before.json [--env kabaal_v0 ...]
+    python scripts/obs_fingerprint.py --check /tmp/before.json
 
-    PYTHONPATH=. python scripts/obs_fingerprint.py cabula_v0:2 cabula_v0:6 alakazum_v0:2 alakazum_v0:5
+For each game at its smallest and largest player count and at every test-kit config, a few
+random games are played through ``GameEnv`` on fixed seeds; at every step it digests, for every
+seat, the observation and the mask (``observe``: bytes, dtype and shape), then the acting seat's
+``last()`` (reward, termination, truncation, info) and, every few steps, a clone's observation of
+every seat and a resampled world's observation of the acting seat (caches must not leak into
+copies); at the end of a game the state's JSON. Every observation handed out is kept and checked
+unchanged at the end of its game (a later step must never overwrite a returned array).
+
+The digests are per (env, config); ``--check`` prints the ones that differ and exits 1. Record
+before a change, check after it: speed work must leave every digest alike.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import random
 import sys
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import kabenvs  # noqa: E402
+import numpy as np
+
+import kabenvs
+from kabenvs.core.registry import game_class
 
 
-def _feed(h, arr: np.ndarray) -> None:
-    h.update(f"{arr.dtype}{arr.shape}".encode())
-    h.update(np.ascontiguousarray(arr).tobytes())
+def configs_of(env_id: str) -> list[dict]:
+    cls = game_class(env_id)
+    counts = sorted(cls.Config.PLAYER_COUNTS)
+    out = [{"num_players": p} for p in sorted({counts[0], counts[-1]})]
+    out += [c for c in cls.test_configs if c not in out]
+    return out
 
 
-def fingerprint(env_id: str, players: int, games: int, seed: int, clone_every: int) -> str:
+def _arr(h, a: np.ndarray) -> None:
+    h.update(f"{a.dtype}{a.shape}".encode())
+    h.update(np.ascontiguousarray(a).tobytes())
+
+
+def fingerprint(env_id: str, cfg: dict, games: int, every: int = 7) -> str:
     h = hashlib.sha256()
-    env = kabenvs.make(env_id, num_players=players)
-    pick = random.Random(seed)
+    env = kabenvs.make(env_id, **cfg)
     for g in range(games):
-        env.reset(seed=seed * 1000 + g)
-        step = 0
+        rnd = random.Random(1000 + g)
+        env.reset(seed=g)
         kept: list[tuple[np.ndarray, bytes]] = []
+        k = 0
         for agent in env.agent_iter():
-            state = env.unwrapped.state
-            for a in env.possible_agents:
-                ob = env.observe(a)
-                _feed(h, ob["observation"])
-                _feed(h, ob["action_mask"])
-            h.update(repr((sorted(env.rewards.items()), sorted(env._cumulative_rewards.items()),
-                           sorted(env.terminations.items()), sorted(env.truncations.items()),
-                           sorted((k, sorted(v.items())) for k, v in env.infos.items()))).encode())
-            obs, _, term, trunc, _ = env.last()
+            obs, reward, term, trunc, info = env.last()
+            _arr(h, obs["observation"])
+            _arr(h, obs["action_mask"])
+            h.update(json.dumps([agent, reward, term, trunc, info], sort_keys=True, default=str).encode())
             kept.append((obs["observation"], obs["observation"].tobytes()))
-            if step % clone_every == 0 and state.current_player is not None:
-                for copy in (state.clone(), env.unwrapped.game.state_from_json(state.to_json())):
-                    for p in range(players):
-                        _feed(h, copy.observation(p))
-                    _feed(h, copy.legal_mask())
+            kept.append((obs["action_mask"], obs["action_mask"].tobytes()))
+            for a in env.agents:  # every seat, after the acting one asked first
+                o = env.observe(a)
+                _arr(h, o["observation"])
+                _arr(h, o["action_mask"])
+                kept.append((o["observation"], o["observation"].tobytes()))
+            h.update(json.dumps([env.rewards, env.terminations, env.truncations, env.infos],
+                                sort_keys=True, default=str).encode())
             if term or trunc:
                 env.step(None)
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                env.step(int(legal[pick.randrange(len(legal))]))
-            step += 1
-        for arr, raw in kept:
-            if arr.tobytes() != raw:
-                raise AssertionError(f"{env_id} {players}p game {g}: an observation changed after it was returned")
+                continue
+            state = env.unwrapped.state
+            if k % every == 3:
+                twin = state.clone()
+                for p in range(env.game.num_players):
+                    _arr(h, twin.observation(p))
+                _arr(h, twin.legal_mask())
+                p = state.current_player
+                try:
+                    world = state.resample_hidden(p, np.random.default_rng(k))
+                except NotImplementedError:
+                    world = None
+                if world is not None:
+                    _arr(h, world.observation(p))
+                    _arr(h, world.legal_mask())
+            k += 1
+            env.step(rnd.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+        h.update(env.unwrapped.state.to_json().encode())
+        for arr, data in kept:
+            if arr.tobytes() != data:
+                raise SystemExit(f"{env_id} {cfg} game {g}: a returned array changed after it was handed out")
     return h.hexdigest()
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("tables", nargs="+", help="env_id:players")
-    ap.add_argument("--games", type=int, default=6)
-    ap.add_argument("--seed", type=int, default=19)
-    ap.add_argument("--clone-every", type=int, default=5)
-    args = ap.parse_args()
-    for t in args.tables:
-        env_id, players = t.split(":")
-        print(t, fingerprint(env_id, int(players), args.games, args.seed, args.clone_every), flush=True)
-    return 0
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--env", nargs="*", default=None)
+    parser.add_argument("--games", type=int, default=3)
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--record")
+    group.add_argument("--check")
+    args = parser.parse_args(argv)
+    env_ids = args.env or kabenvs.ENV_IDS
+    digests = {}
+    for eid in env_ids:
+        for cfg in configs_of(eid):
+            key = f"{eid} {json.dumps(cfg, sort_keys=True)}"
+            digests[key] = fingerprint(eid, cfg, args.games)
+            print(key, digests[key][:16], flush=True)
+    if args.record:
+        Path(args.record).write_text(json.dumps(digests, indent=1, sort_keys=True))
+        return 0
+    expected = json.loads(Path(args.check).read_text())
+    bad = [k for k in digests if k in expected and expected[k] != digests[k]]
+    for k in bad:
+        print(f"DIFFERS: {k}")
+    missing = [k for k in digests if k not in expected]
+    for k in missing:
+        print(f"not recorded: {k}")
+    print("all alike" if not bad else f"{len(bad)} differ")
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

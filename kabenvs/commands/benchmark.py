@@ -12,6 +12,9 @@ Rows:
 * ``parts``: where an AEC step's time goes, per game at its smallest and largest player count:
   microseconds per step in the rules (``apply`` + ``legal_actions``), the observation, the mask,
   and the adapter (the rest of the AEC step: turn checks, per-seat move names, infos).
+  ``AEC`` rows also give CPU microseconds per step (``time.process_time``) and connect_four_v3's
+  CPU time per step over this row's (``cpu x c4``): on a machine shared with other work the
+  wall clock counts the time others held the core, the CPU time does not.
 * ``--training``: learner environment steps per second of MaskablePPO learning on this machine,
   per game with 2 players, next to PettingZoo's SB3 action-masking tutorial pattern on
   connect_four_v3 (see ``training/throughput.py``). Each game's run is built from its shipped
@@ -31,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import platform
 import random
 import sys
@@ -48,6 +52,7 @@ def bench_aec(env, seconds: float, seed: int = 0) -> dict:
     steps = games = 0
     flatnonzero = np.flatnonzero
     start = time.perf_counter()
+    cpu_start = time.process_time()
     deadline = start + seconds
     episode = 0
     while time.perf_counter() < deadline:
@@ -62,8 +67,11 @@ def bench_aec(env, seconds: float, seed: int = 0) -> dict:
             steps += 1
         games += 1
     elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
+    # CPU time too: on a shared machine the wall clock also counts the time others held the core
     return {"agent_steps_per_s": steps / elapsed, "games_per_s": games / elapsed,
-            "mean_game_length": steps / max(games, 1), "games": games, "seconds": elapsed}
+            "mean_game_length": steps / max(games, 1), "games": games, "seconds": elapsed,
+            "cpu_us_per_step": cpu * 1e6 / max(steps, 1)}
 
 
 def bench_raw(game, seconds: float, seed: int = 0) -> dict:
@@ -106,7 +114,6 @@ def bench_parts(game, seconds: float, seed: int = 0) -> dict:
     clock = time.perf_counter
     rules = obs = mask = names = 0.0
     steps = games = 0
-    n = game.num_players
     deadline = clock() + seconds
     while clock() < deadline:
         state = game.new_state(np.random.default_rng(seed + games))
@@ -123,8 +130,7 @@ def bench_parts(game, seconds: float, seed: int = 0) -> dict:
             t3 = clock()
             action = rnd.choice(legal)
             t4 = clock()
-            for seat in range(n):
-                state.action_name_for(action, seat)
+            state.action_names(action)  # what the env puts in every seat's info
             t5 = clock()
             state.apply(action)
             t6 = clock()
@@ -230,8 +236,10 @@ def _train_rate(row: dict) -> float:
 def format_table(rows: list[dict]) -> str:
     ref = {r["env"].split()[-1]: r["agent_steps_per_s"] for r in rows if r["env"].startswith("pettingzoo")
            and r["loop"] == "AEC"}
+    c4_cpu = next((r.get("cpu_us_per_step") for r in rows if r["env"] == "pettingzoo connect_four_v3"
+                   and r["loop"] == "AEC"), None)
     lines = [f"{'env':<34} {'loop':<5} {'agent-steps/s':>13} {'games/s':>9} {'mean len':>9} "
-             f"{'x tictactoe':>11} {'x connect4':>10}  config"]
+             f"{'x tictactoe':>11} {'x connect4':>10} {'cpu us/step':>11} {'cpu x c4':>8}  config"]
     for r in rows:
         if r["loop"] in ("train", "parts", "search"):
             continue
@@ -239,8 +247,10 @@ def format_table(rows: list[dict]) -> str:
         t = sps / ref["tictactoe_v3"] if ref.get("tictactoe_v3") else float("nan")
         c = sps / ref["connect_four_v3"] if ref.get("connect_four_v3") else float("nan")
         cfg = ",".join(f"{k}={v}" for k, v in sorted(r.get("config", {}).items())) or "defaults"
+        cpu = r.get("cpu_us_per_step", float("nan"))  # AEC rows only
+        cpu_ratio = c4_cpu / cpu if c4_cpu and not math.isnan(cpu) else float("nan")
         lines.append(f"{r['env']:<34} {r['loop']:<5} {sps:>13,.0f} {r['games_per_s']:>9,.1f} "
-                     f"{r['mean_game_length']:>9.1f} {t:>11.2f} {c:>10.2f}  {cfg}")
+                     f"{r['mean_game_length']:>9.1f} {t:>11.2f} {c:>10.2f} {cpu:>11.1f} {cpu_ratio:>8.2f}  {cfg}")
     parts = [r for r in rows if r["loop"] == "parts"]
     if parts:
         lines.append(f"\n{'where an AEC step goes (us/step)':<34} {'players':>7} {'step':>7} {'rules':>7} "

@@ -83,9 +83,17 @@ class GameEnv(AECEnv):
             self.agent_selection = self.possible_agents[self.state.current_player]
 
     def last(self, observe: bool = True):
+        # AECEnv.last's body, without its extra call frame (this runs on every step)
         if self.state is None:
             raise RuntimeError("call reset() before last()")
-        return super().last(observe)
+        agent = self.agent_selection
+        return (
+            self.observe(agent) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         state = self.state
@@ -109,21 +117,20 @@ class GameEnv(AECEnv):
             return
         if action is None:
             raise IllegalActionError(None, self.state.decision(), self.state._legal_names())
-        player = self._index[agent]
+        index = self._index
+        player = index[agent]
         state = self.state
         action = state.check_action(action)  # raises before anything changes
         # Each seat is told the move as it saw it (a secret pass reads as hidden to the others):
         # named on the state before the move, through the one definition in the game contract.
-        if type(state).action_name_for is State.action_name_for:  # no hidden moves in this game
-            names = [state.action_name(action)] * len(self.possible_agents)
-        else:
-            names = [state.action_name_for(action, seat) for seat in range(len(self.possible_agents))]
+        names = state.action_names(action)
         self._cumulative_rewards[agent] = 0.0
         state._apply_checked(action)  # checked above
         self._steps += 1
+        rewards, infos = self.rewards, self.infos
         for a in self.agents:
-            self.rewards[a] = 0.0
-            self.infos[a] = {"last_action": names[self._index[a]], "last_player": player}
+            rewards[a] = 0.0
+            infos[a] = {"last_action": names[index[a]], "last_player": player}
         if state.current_player is None:
             self._finish()
         elif self._steps >= self.max_steps:

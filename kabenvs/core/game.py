@@ -305,7 +305,14 @@ class State:
         mask = self._mask
         if mask is None:
             mask = self._mask = np.zeros(self.game.catalog.size, dtype=np.int8)
-            mask[self.legal_actions()] = 1
+            legal = self._legal
+            if legal is None:
+                legal = self.legal_actions()
+            if len(legal) <= 8:  # a few scalar stores beat turning the list into an index array
+                for a in legal:
+                    mask[a] = 1
+            else:
+                mask[legal] = 1
         return mask.copy()  # a fresh array: the caller may keep or edit it
 
     def is_legal(self, action: int) -> bool:
@@ -321,14 +328,20 @@ class State:
 
     def check_action(self, action) -> int:
         """The int id of ``action`` if it is legal now; else ``IllegalActionError``."""
-        try:
-            if isinstance(action, (bool, np.bool_)):  # True == 1, but it is no action id
-                raise TypeError
-            a = int(action)
-            if a != action:
-                raise ValueError
-        except (TypeError, ValueError, OverflowError):
-            raise IllegalActionError(action, self.decision(), self._legal_names()) from None
+        if type(action) is int:  # the common case (a bool is no int here: its type is bool)
+            a = action
+            mask = self._mask  # the env asked for the mask with the observation: one read
+            if mask is not None and 0 <= a < len(mask) and mask[a]:
+                return a
+        else:
+            try:
+                if isinstance(action, (bool, np.bool_)):  # True == 1, but it is no action id
+                    raise TypeError
+                a = int(action)
+                if a != action:
+                    raise ValueError
+            except (TypeError, ValueError, OverflowError):
+                raise IllegalActionError(action, self.decision(), self._legal_names()) from None
         if not self.is_legal(a):
             label = self.action_name(a) if 0 <= a < self.game.catalog.size else "no such action id"
             raise IllegalActionError(action, self.decision(), self._legal_names(), label)
@@ -344,7 +357,8 @@ class State:
         self._apply(a)
         # Only legality is forgotten here; a game's other caches (a cached public board for
         # observations, say) are kept up to date by its _apply, which knows what changed.
-        self._forget_legal()
+        # (_forget_legal inlined: this runs on every step)
+        self._legal = self._legal_set = self._mask = None
 
     def _legal_names(self) -> list[str]:
         return [f"{a}: {self.action_name(a)}" for a in self.legal_actions()]
@@ -362,6 +376,15 @@ class State:
         hidden part reads as such (``pass a card (hidden)``); the shared kit checks that moves
         leaving a seat's observation identical read identically to that seat."""
         return self.action_name(action)
+
+    def action_names(self, action: int) -> list[str]:
+        """``action``, about to be taken, named as each seat sees it, in seat order (what the env
+        puts in every agent's info): ``action_name_for`` for every seat. A game can override it
+        with a shortcut (most moves read alike to everyone); it must agree with
+        ``action_name_for``."""
+        if type(self).action_name_for is State.action_name_for:  # no hidden moves in this game
+            return [self.action_name(action)] * self.num_players
+        return [self.action_name_for(action, seat) for seat in range(self.num_players)]
 
     # -- seat views for front ends (terminal play, the browser) ----------------------------------
     def narrate(self, before: "State", action: int, seat: int | None) -> list[str]:

@@ -145,3 +145,25 @@ def test_each_agent_reads_the_move_as_its_seat_saw_it():
     for agent in env.agents:
         if agent != f"player_{passer}":
             assert env.infos[agent]["last_action"] != full and "hidden" in env.infos[agent]["last_action"]
+
+
+@pytest.mark.parametrize("env_id", kabenvs.ENV_IDS)
+def test_action_names_agree_with_action_name_for(env_id):
+    # The env names each move for every seat with State.action_names (a game may shortcut it);
+    # it must say what action_name_for says to each seat, for every legal move along random games.
+    import random
+
+    from kabenvs.core.registry import game_class
+
+    cls = game_class(env_id)
+    rnd = random.Random(0)
+    for players in sorted({min(cls.Config.PLAYER_COUNTS), max(cls.Config.PLAYER_COUNTS)}):
+        game = cls(num_players=players)
+        for g in range(2):
+            state = game.new_state(g)
+            for _ in range(150):
+                if state.current_player is None:
+                    break
+                for a in state.legal_actions():
+                    assert state.action_names(a) == [state.action_name_for(a, q) for q in range(players)]
+                state.apply(rnd.choice(state.legal_actions()))

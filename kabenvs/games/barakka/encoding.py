@@ -117,24 +117,38 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
     for i, deck in enumerate(state.decks):
         buf[o + i] = len(deck) / g.num_cards
     buf[off["turn"]] = state.turn / g.turn_limit
-    _write_dups(g, buf, held, state.piles)
+    dups = board.per_type[player]
+    if dups is None:  # the sequences changed since this seat's last observation
+        per_type = seq_per_type(g, board.vecs[player])
+        # as Python lists: my row by type, and each type's column (every seat row)
+        dups = board.per_type[player] = (per_type[0].tolist(), per_type.T.tolist())
+    _write_dups(g, buf, held, state.piles, dups)
     return buf
 
 
-def _write_dups(g, buf: np.ndarray, held, piles) -> None:
-    """The derived ``held_dup``/``pile_dup`` blocks, read from the sequence counts this seat's
-    vector already holds (so table memory sees only tops here too)."""
-    off = g._off
+def seq_per_type(g, vec: np.ndarray) -> np.ndarray:
+    """(seat row, type): the known copies of each type in each player's sequences, summed from
+    the seq block of a seat's board vector (so table memory sees only tops here too)."""
     n, S, T = g.num_players, g.num_colours, g.num_types
-    o = off["seq"]
-    per_type = buf[o: o + n * S * T].reshape(n, S, T).sum(axis=1)  # (seat row, type)
+    o = g._off["seq"]
+    return vec[o: o + n * S * T].reshape(n, S, T).sum(axis=1)
+
+
+def _write_dups(g, buf: np.ndarray, held, piles, dups: tuple[list, list]) -> None:
+    """The derived ``held_dup``/``pile_dup`` blocks, read from ``seq_per_type`` of this seat
+    (``dups``: its row 0 by type, and its column of each type)."""
+    off = g._off
+    n = g.num_players
+    mine, columns = dups
     o = off["held_dup"]
     for j, x in enumerate(held):
-        buf[o + j] = per_type[0, x]
+        buf[o + j] = mine[x]
     o = off["pile_dup"]
     for i, pile in enumerate(piles):
         if pile:
-            buf[o + i * n: o + (i + 1) * n] = per_type[:, pile[-1]]
+            row = o + i * n
+            for r, copies in enumerate(columns[pile[-1]]):
+                buf[row + r] = copies
 
 
 class BoardCache:
@@ -146,6 +160,17 @@ class BoardCache:
     def __init__(self, state: "BarakkaState") -> None:
         self.state = state
         self.vecs = [build_board(state, p) for p in range(state.game.num_players)]
+        # per seat, seq_per_type of its vector, summed on the first observation after a card
+        # went onto a sequence (``play``): the sum every observation cost ~2 us of ~13 a step
+        self.per_type: list[tuple[list, list] | None] = [None] * state.game.num_players
+        # The board is public, so "unseen" (every card less those the board shows) and the pile
+        # counts are the same in every seat's vector: kept here as Python numbers, so that an
+        # update writes the new value into each vector instead of a read-add-write per seat.
+        g = state.game
+        self.unseen = self.vecs[0][g.unseen_slice].tolist()
+        if g.perfect:
+            o = g._off["pile_count"]
+            self.pile_counts = self.vecs[0][o:o + g.num_piles * g.num_types].reshape(g.num_piles, -1).tolist()
 
     def play(self, q: int, k: int, card: int) -> None:
         """``card`` went onto player q's sequence k (it was in hand: no board entry had it)."""
@@ -160,6 +185,16 @@ class BoardCache:
         # the previous face-up top, now covered (none if the sequence was empty or one face-down card)
         old_top = st[-2] if m >= 2 and not (karim and m == 2) else -1
         seq0, top0, size0, unseen = off["seq"], off["seq_top"], off["seq_size"], off["unseen"]
+        self.per_type = [None] * n
+        counts = self.unseen
+        if g.perfect:
+            copies = st.count(card)  # the seq block counts every card of the sequence by type
+            counts[card] -= 1.0
+        else:  # the table shows only the face-up top
+            if old_top >= 0:
+                counts[old_top] += 1.0
+            if not face_down:
+                counts[card] -= 1.0
         for p in range(n):
             buf = self.vecs[p]
             row = ((q - p) % n) * S + k
@@ -170,17 +205,17 @@ class BoardCache:
             if not face_down:
                 buf[top0 + base + card] = 1.0
             if g.perfect:
-                buf[seq0 + base + card] += 1.0
-                buf[unseen + card] -= 1.0
+                buf[seq0 + base + card] = copies
+                buf[unseen + card] = counts[card]
                 if face_down:
                     buf[off["seq_bottom"] + base + card] = 1.0
-            else:  # the table shows only the face-up top
+            else:
                 if old_top >= 0:
                     buf[seq0 + base + old_top] = 0.0
-                    buf[unseen + old_top] += 1.0
+                    buf[unseen + old_top] = counts[old_top]
                 if not face_down:
                     buf[seq0 + base + card] = 1.0
-                    buf[unseen + card] -= 1.0
+                    buf[unseen + card] = counts[card]
 
     def pile_push(self, i: int, card: int) -> None:
         self._pile(i, card, +1)
@@ -195,27 +230,45 @@ class BoardCache:
         off = g._off
         T = g.num_types
         pile = state.piles[i]
-        before = pile[:-1] if sign > 0 else pile + [card]
         o = off["pile_top"] + i * PILE_DEPTH * T
         unseen = off["unseen"]
         depth = PILE_DEPTH if g.perfect else 1
+        # the top cards before and after, top first (only the top few: a pile holds up to ~90)
+        if sign > 0:
+            old_tops = pile[-1 - depth:-1][::-1]
+        else:
+            old_tops = [card] + (pile[max(0, len(pile) - depth + 1):][::-1] if depth > 1 else [])
+        new_tops = pile[-depth:][::-1]
+        clear = [o + d * T + x for d, x in enumerate(old_tops)]
+        ones = [o + d * T + x for d, x in enumerate(new_tops)]
+        size = len(pile) / g.num_cards
+        counts = self.unseen
+        if g.perfect:
+            self.pile_counts[i][card] += sign
+            pile_count = self.pile_counts[i][card]
+            counts[card] -= sign
+        else:  # known: the top only
+            if old_tops:
+                counts[old_tops[0]] += 1.0
+            if pile:
+                counts[pile[-1]] -= 1.0
         for buf in self.vecs:
-            for d in range(min(depth, len(before))):
-                buf[o + d * T + before[-1 - d]] = 0.0
-            for d in range(min(depth, len(pile))):
-                buf[o + d * T + pile[-1 - d]] = 1.0
-            buf[off["pile_size"] + i] = len(pile) / g.num_cards
+            for k in clear:
+                buf[k] = 0.0
+            for k in ones:
+                buf[k] = 1.0
+            buf[off["pile_size"] + i] = size
             if g.perfect:
-                buf[off["pile_count"] + i * T + card] += sign
-                buf[unseen + card] -= sign
+                buf[off["pile_count"] + i * T + card] = pile_count
+                buf[unseen + card] = counts[card]
                 if not g.solo:  # the j-th card from the bottom: only the changed end moves
                     j = len(pile) - 1 if sign > 0 else len(pile)
                     buf[off["pile_order"] + i * g.num_cards + j] = g.pile_code[card] if sign > 0 else 0.0
-            else:  # known: the top only
-                if before:
-                    buf[unseen + before[-1]] += 1.0
+            else:
+                if old_tops:
+                    buf[unseen + old_tops[0]] = counts[old_tops[0]]
                 if pile:
-                    buf[unseen + pile[-1]] -= 1.0
+                    buf[unseen + pile[-1]] = counts[pile[-1]]
 
     def misc(self) -> None:
         """Tiles, Sadid stack, token, Rose changed (rare: fifth cards, El Portugues, the Rose)."""

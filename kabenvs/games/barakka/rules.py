@@ -328,6 +328,7 @@ class BarakkaState(State):
         if mask is None:
             mask = super().legal_mask()
             self.game.mask_cache[key] = mask
+        self._mask = mask  # check_action reads it (never handed out nor changed: copies are)
         return mask.copy()
 
     def _legal_actions(self) -> list[int]:
@@ -335,7 +336,11 @@ class BarakkaState(State):
         phase = self.phase
         p = self.current_player
         if phase == "draw":
-            return [g.draw_deck_id] + [g.draw_pile_ids[i] for i, pile in enumerate(self.piles) if pile]
+            legal = [g.draw_deck_id]
+            for i, pile in enumerate(self.piles):  # (a loop: a comprehension's set-up costs more here)
+                if pile:
+                    legal.append(g.draw_pile_ids[i])
+            return legal
         if phase == "drop":
             return list(g.drop_ids)
         ids = g.play_ids

@@ -172,47 +172,71 @@ class Encoder:
             run = names[names.index(first):names.index(last) + 1]
             assert all(lay[a].stop == lay.offset(b) for a, b in zip(run, run[1:]))
         self.board_run = slice(self.board, lay["face_down"].stop)
-        # encode's per-seat counts, in the order of its ``scalars`` list, and their scales
+        # encode's per-seat counts (hand size, supply, altar, tricks won, passes chosen) and their scales
         counts = ((self.hand_size, 1.0 / 8.0), (self.supply, 1.0 / CULTISTS_PER_PLAYER), (self.altar, 1.0 / 3.0),
                   (self.tricks_won, 1.0 / TRICKS_PER_ROUND), (self.passes_chosen, 0.5))
-        self.scalar_index = np.array([o + r for o, _ in counts for r in range(n)])
-        self.scalar_scale = np.array([scale for _, scale in counts for _ in range(n)], dtype=np.float32)
+        # v * scale for each count v as the float32 block holds it (float32(v) * float32(scale)),
+        # so that encode writes the counts with its other fractional entries, in one store
+        self.count_values = [(np.arange(256, dtype=np.float32) * np.float32(scale)).tolist() for _, scale in counts]
         self.log_run = slice(self.start_board, lay["board_moves_part"].stop)
 
     def encode(self, s: "KabaalState", me: int) -> np.ndarray:
         n = self.n
         C = NUM_CARDS
         V = NUM_COLOURS + 1
-        buf = np.zeros(self.lay.size, dtype=np.float32)
-        # indices set to 1.0 in one vectorised store at the end; fractional values written directly
         rel = self.rel[me]  # absolute seat -> seat-relative index
+        table = self.board_table[me]
+        memo = s._enc_memo.get(me)
+        if memo is None:
+            memo = s._enc_memo[me] = _SeatMemo(self)
+        board, face_down = s.board, s.face_down
+        if memo.board != board or memo.face_down != face_down:
+            self._update_board(memo, board, face_down, table)
+        self._log_vector(s, memo, table, rel)
+        # a copy of the memo's vector: its board and log sections as kept, zeros elsewhere (one
+        # pass over the memory instead of zeros and two section copies)
+        buf = memo.full.copy()
+        # indices set to 1.0 in one vectorised store at the end; fractional values written directly
         ones: list[int] = [self.amulet + rel[s.amulet]]
         add = ones.append
         if s.current_player is not None:
             add(self.to_move + rel[s.current_player])
             add(self.phase + self.phase_index[s.phase])
+        # (plain loops, not list comprehensions: in Python 3.11 each comprehension builds a
+        # function and a frame, ~130 ns, more than the 0-8 entries most of these lists hold)
         o = self.hidden
-        ones += [o + k for k in s.hands[me]]
+        for k in s.hands[me]:
+            add(o + k)
         played_all: list[int] = []
-        scalars = [0.0] * (5 * n)
-        vals: list[int] = []  # fractional entries: indices and their values (trick + 1) / 6
+        vals: list[int] = []  # fractional entries: indices and their values ((trick + 1) / 6, counts)
         fracs: list[float] = []
         trick_value = TRICK_VALUE
+        size_of, supply_of, altar_of, won_of, passes_of = self.count_values
         for p in range(n):
             r = rel[p]
+            # the five per-seat counts (hand size, supply, altar, tricks won, passes chosen)
+            vals += (self.hand_size + r, self.supply + r, self.altar + r, self.tricks_won + r, self.passes_chosen + r)
+            passing = len(s.passing[p])
+            fracs += (size_of[len(s.hands[p]) + len(s.faceup[p]) + passing], supply_of[s.supply[p]],
+                      altar_of[s.altar[p]], won_of[s.tricks_won[p]], passes_of[passing])
             o = self.face_up + r * C
-            ones += [o + k for k in s.faceup[p]]
+            for k in s.faceup[p]:
+                add(o + k)
             o = self.received + r * C
-            ones += [o + k for k in s.received[p]]
+            for k in s.received[p]:
+                add(o + k)
             played = s.played[p]
             if played:
                 o = self.played + r * C
-                vals += [o + k for k in played]
+                for k in played:
+                    vals.append(o + k)
                 fracs += trick_value[:len(played)]
                 played_all += played
                 if 1 in s.forced[p]:
                     o = self.forced + r
-                    ones += [o + t * n for t, f in enumerate(s.forced[p]) if f]
+                    for t, f in enumerate(s.forced[p]):
+                        if f:
+                            add(o + t * n)
             if s.revealed[p]:
                 o = self.revealed + r * C
                 for k, t in s.revealed[p]:
@@ -220,54 +244,45 @@ class Encoder:
                     fracs.append(trick_value[t])
             if s.voids[p]:
                 o = self.voids + r * V
-                ones += [o + c for c in self.void_table[s.voids[p]]]
-            scalars[r] = len(s.hands[p]) + len(s.faceup[p]) + len(s.passing[p])
-            scalars[n + r] = s.supply[p]
-            scalars[2 * n + r] = s.altar[p]
-            scalars[3 * n + r] = s.tricks_won[p]
-            scalars[4 * n + r] = len(s.passing[p])
-        # the five count blocks in one store, scaled in float32 (as a scaled float32 block would be)
-        buf[self.scalar_index] = np.array(scalars, dtype=np.float32) * self.scalar_scale
+                for c in self.void_table[s.voids[p]]:
+                    add(o + c)
         o = self.passing
         if s.passing[me]:
-            ones += [o + k for k in s.passing[me]]
+            for k in s.passing[me]:
+                add(o + k)
         elif s.passed[me]:
-            ones += [o + k for k in s.passed[me] if k not in played_all]
+            for k in s.passed[me]:
+                if k not in played_all:
+                    add(o + k)
         winners = s.trick_winners
         if winners:
             o = self.winners
-            ones += [o + t * n + rel[w] for t, w in enumerate(winners)]
+            for t, w in enumerate(winners):
+                add(o + t * n + rel[w])
         # trick t is led by the amulet holder (t = 0) or by the winner of trick t - 1
         led = len(winners) + (1 if 0 < len(s.trick_seats) < n else 0)
         if led:
             o = self.leaders
             add(o + rel[s.amulet])
-            ones += [o + t * n + rel[w] for t, w in enumerate(winners[:led - 1], start=1)]
+            for t in range(1, led):
+                add(o + t * n + rel[winners[t - 1]])
         if s.trick_seats:
             o = self.trick
-            ones += [o + rel[seat] * C + k for seat, k in zip(s.trick_seats, s.trick_cards)]
+            for seat, k in zip(s.trick_seats, s.trick_cards):
+                add(o + rel[seat] * C + k)
             add(self.leader + rel[s.trick_seats[0]])
-        table = self.board_table[me]
-        memo = s._enc_memo.get(me)
-        if memo is None:
-            memo = s._enc_memo[me] = _SeatMemo(self)
-        key = (tuple(s.board), tuple(s.face_down))
-        if memo.board_key != key:
-            memo.board_key = key
-            memo.board_vec[:] = 0.0
-            memo.board_vec[self._board_indices(s.board, s.face_down, table, 0, self.face_down - self.board)] = 1.0
-        buf[self.board_run] = memo.board_vec
         if s.actor is not None:
             add(self.actor + rel[s.actor])
         if s.pusher is not None:
             add(self.pusher + rel[s.pusher])
-        if s.place_colours:
-            ones += [self.colours_used + c for c in s.place_colours]
+        for c in s.place_colours:
+            add(self.colours_used + c)
         if s.context == "pity":
             add(self.pity)
         if s.push_queue:
             o = self.to_push
-            ones += [o + a * n + rel[q] for a, q in s.push_queue]
+            for a, q in s.push_queue:
+                add(o + a * n + rel[q])
             if s.phase == "push":
                 a, q = s.push_queue[0]
                 add(self.push_cultist + rel[q])
@@ -277,21 +292,41 @@ class Encoder:
         if s.flip_queue:
             o = self.flips_pending
             for q, line in s.flip_queue:
-                ones += [o + rel[q] * NUM_AREAS + a for a in line]
+                for a in line:
+                    add(o + rel[q] * NUM_AREAS + a)
             if s.phase == "flip_down":
-                ones += [self.flip_line + a for a in s.flip_queue[0][1]]
-        buf[self.log_run] = self._log_vector(s, memo, table, rel)
+                for a in s.flip_queue[0][1]:
+                    add(self.flip_line + a)
         if s.last_move:
             mover, action = s.last_move
             add(self.last_mover + rel[mover])
             if mover == me or action not in self.pass_ids:
                 add(self.last_move + action)
         buf[ones] = 1.0
-        if vals:
-            buf[vals] = fracs
+        buf[vals] = fracs
         buf[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
         buf[self.round] = s.round / self.max_rounds
         return buf
+
+    def _update_board(self, memo: _SeatMemo, board: list[int], face_down: list[int], table) -> None:
+        """Rewrite the memo's board section where the board changed since this seat's last
+        observation: the area cards whose cults differ, the face-down flags that differ (a
+        placement changes one to three cards of 16; rebuilding all 16 cost more than the rest)."""
+        vec = memo.board_vec
+        n = self.n
+        old = memo.board
+        for a, mask in enumerate(board):
+            if old[a] != mask:
+                row = a * n
+                vec[row:row + n] = 0.0
+                for r in table[mask]:
+                    vec[row + r] = 1.0
+        if memo.face_down != face_down:
+            down = self.face_down - self.board
+            for a, d in enumerate(face_down):
+                vec[down + a] = 1.0 if d else 0.0
+        memo.board = board[:]
+        memo.face_down = face_down[:]
 
     def _board_indices(self, board, face_down, table, o: int, down: int) -> list[int]:
         """Indices (from ``o``) set to 1 for a board and its face-down cards; ``down``: the
@@ -310,11 +345,12 @@ class Encoder:
         rs = s.round_start
         log = s.board_log
         vec = memo.log_vec
-        key = (tuple(rs["board"]), tuple(rs["face_down"]))
         done = memo.log_rows
-        if (memo.log_key != key or memo.log is not log or len(log) < done
-                or (done and tuple(log[done - 1]) != memo.log_last)):
-            memo.log_key, memo.log, memo.log_rows, done = key, log, 0, 0
+        # identity checks: a new round replaces round_start and board_log, the rules only append
+        # to the log, and an edit by hand calls touch(), which drops the memo
+        if (memo.log_key is not rs or memo.log is not log or len(log) < done
+                or (done and log[done - 1] is not memo.log_last)):
+            memo.log_key, memo.log, memo.log_rows, done = rs, log, 0, 0
             vec[:] = 0.0
             vec[self._board_indices(rs["board"], rs["face_down"], table, 0, self.start_down - self.start_board)] = 1.0
         if len(log) > done:
@@ -337,7 +373,7 @@ class Encoder:
                     vec[forced_at + i] = 1.0
                 vec[part_at + i] = PART_VALUE[part]
             memo.log_rows = len(log)
-            memo.log_last = tuple(log[-1])
+            memo.log_last = log[-1]
         return vec
 
 
@@ -346,13 +382,18 @@ class _SeatMemo:
     ``_enc_memo[seat]`` and dropped with its other caches (clones, restores, resampled worlds
     start without one). Its vectors are copied into each observation, never handed out."""
 
-    __slots__ = ("board_key", "board_vec", "log_key", "log", "log_rows", "log_last", "log_vec")
+    __slots__ = ("board", "face_down", "full", "board_vec", "log_key", "log", "log_rows", "log_last", "log_vec")
 
     def __init__(self, enc: Encoder) -> None:
-        self.board_key = None
-        self.board_vec = np.zeros(enc.board_run.stop - enc.board_run.start, dtype=np.float32)
+        # A whole observation vector holding only the two sections (board_vec and log_vec are
+        # views into it): each observation starts as a copy of it.
+        self.full = np.zeros(enc.lay.size, dtype=np.float32)
+        # the board and face-down flags the section shows (an empty board: all zeros)
+        self.board = [0] * NUM_AREAS
+        self.face_down = [0] * NUM_AREAS
+        self.board_vec = self.full[enc.board_run]
         self.log_key = None
         self.log = None
         self.log_rows = 0
         self.log_last = None
-        self.log_vec = np.zeros(enc.log_run.stop - enc.log_run.start, dtype=np.float32)
+        self.log_vec = self.full[enc.log_run]

@@ -88,6 +88,7 @@ HAND_SIZE = 8
 PASS_COUNT = 2
 MAX_PLACEMENTS = 2
 RITUALS_TO_WIN = 3
+HIDDEN_PASS = "pass a card (hidden)"  # another seat's pass choice, as the others read it
 VOID_COLOURLESS = 1 << 4  # voids bit for "holds no colourless card" (bits 0-3: card colours)
 
 
@@ -266,6 +267,13 @@ class KabaalState(State):
         self.current_player = self.amulet
 
     # -- legality -------------------------------------------------------------------------------
+    def legal_actions(self) -> list[int]:
+        # _settle computed the decision now asked to see whether it is forced: those choices are
+        # taken here instead of computed again (_apply and _reset_caches drop them)
+        if self._legal is None and self._next_legal is not None:
+            self._legal, self._next_legal = self._next_legal, None
+        return super().legal_actions()
+
     def _legal_actions(self) -> list[int]:
         g = self.game
         p = self.current_player
@@ -344,6 +352,7 @@ class KabaalState(State):
 
     # -- applying decisions ---------------------------------------------------------------------
     def _apply(self, action: int) -> None:
+        self._next_legal = None
         self.last_move = [self.current_player, action]
         self._dispatch(action)
         self._settle()
@@ -353,6 +362,7 @@ class KabaalState(State):
         while self.current_player is not None:
             legal = self._legal_actions()
             if len(legal) != 1:
+                self._next_legal = legal  # the decision now asked: legal_actions takes it
                 return
             self._dispatch(legal[0], forced=True)
 
@@ -901,6 +911,7 @@ class KabaalState(State):
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._enc_memo: dict = {}  # encoding._SeatMemo per seat: the observation's slow sections
+        self._next_legal: list[int] | None = None  # see legal_actions
 
     # Resampling (see docs/games/kabaal.md, "How resampling works"). Every round deals the whole
     # deck afresh and nothing hidden outlives a round, so a world differs from the real game only
@@ -1066,11 +1077,18 @@ class KabaalState(State):
             return None
         return world
 
+    def action_names(self, action: int) -> list[str]:
+        # action_name_for for every seat, without a call per seat: only a pass reads differently
+        name = self.game.catalog.name(action)
+        if self.game.kind_of[action] != "pass_card":
+            return [name] * self.num_players
+        return [name if seat == self.current_player else HIDDEN_PASS for seat in range(self.num_players)]
+
     def action_name_for(self, action: int, seat: int | None) -> str:
         """Another player's pass choice is secret (rules note 1): it names no card to the
         others. Every other move is public (cards are played face up, the board is open)."""
         if seat is not None and seat != self.current_player and self.game.kind_of[action] == "pass_card":
-            return "pass a card (hidden)"
+            return HIDDEN_PASS
         return self.game.catalog.name(action)
 
     def decision(self) -> str:

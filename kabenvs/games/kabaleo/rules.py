@@ -116,7 +116,19 @@ class KabaleoGame(Game):
             [[self.catalog.id("place", c, s) for s in range(self.num_spots)] for c in range(self.num_colours)]
         )
         self.pass_id = self.catalog.id("pass")
+        assert self.pass_id == self.num_colours * self.num_spots  # the mask's grid ends where pass is
         lay = self.layout
+        self.obs_offsets = {b: lay.offset(b) for b in lay.blocks()}
+        self.counts_slice = slice(lay.offset("stock"), lay["cancels"].stop)
+        assert self.counts_slice.stop - self.counts_slice.start == n * (3 * 6 + 1)  # one store, see observation
+        self.top_mine_slice = lay["top_mine"]
+        self.colour_pad = [0] * (6 - self.num_colours)
+        # v / 6 as the counts block holds it (float32(v) * (1 / 6) rounded to float32), for the
+        # per-move updates of KabaleoState._seat_vectors
+        sixths = np.arange(self.total_pieces + 1, dtype=np.float32)
+        sixths *= 1.0 / 6.0
+        self.sixths = sixths.tolist()
+        self.seat_order = [[(me + r) % n for r in range(n)] for me in range(n)]
         self.board_slice = slice(lay.offset("base"), lay["board_count"].stop)
         self.board_offsets = {
             b: lay.offset(b) - lay.offset("base") for b in ("base", "top", "under", "height", "stack", "board_count")
@@ -130,7 +142,7 @@ class KabaleoGame(Game):
         self.mine_gain_flat = [row.ravel().tolist() for row in self.mine_gain]
         assert lay["gain_mine"].stop == lay.offset("gain_lead")  # written together
         self.gain_slice = slice(lay.offset("gain_mine"), lay["gain_lead"].stop)
-        # The move_* blocks are cached per seat (KabaleoState._log_vectors), copied in one go.
+        # The move_* blocks are cached per seat (KabaleoState._seat_vectors).
         assert lay["move_colour"].stop == lay.offset("move_spot") and lay["move_spot"].stop == lay.offset("move_by")
         self.log_slice = slice(lay.offset("move_colour"), lay["move_by"].stop)
         self.log_spot_offset = lay.offset("move_spot") - lay.offset("move_colour")
@@ -259,21 +271,48 @@ class KabaleoState(State):
         return s
 
     # -- legality and moves -------------------------------------------------------------------
-    def _placements(self) -> list[int]:
-        # Forbidden: the last-move spot, and an uncovered base for a piece of its own colour.
-        # Place ids are c * spots + s (asserted in KabaleoGame.__init__).
-        nspots = self.game.num_spots
-        last = self.last_spot
-        bare = [st[0] if len(st) == 1 else -1 for st in self.spots]  # colour of each uncovered base
-        out: list[int] = []
-        for c, count in enumerate(self.stock[self.current_player]):
-            if count:
-                first = c * nspots
-                out.extend([first + s for s in range(nspots) if s != last and bare[s] != c])
-        return out
-
+    # Legality is built as the mask (numpy, from a colour x spot grid kept up to date by _apply)
+    # and the id list read off it: the AEC loop asks only for the mask, and a Python loop over
+    # every (colour, spot) cost more than the rest of the rules of a step.
     def _legal_actions(self) -> list[int]:
-        return self._placements() or [self.game.pass_id]
+        return np.flatnonzero(self._legal_mask_array()).tolist()
+
+    def legal_mask(self) -> np.ndarray:
+        return self._legal_mask_array().copy()  # a fresh array: the caller may keep or edit it
+
+    def _legal_mask_array(self) -> np.ndarray:
+        """The legality mask, kept until the next move (``is_legal`` reads it; never handed out).
+
+        Forbidden: the last-move spot, and an uncovered base for a piece of its own colour; a
+        player with no placement passes. Place ids are c * spots + s (asserted in
+        KabaleoGame.__init__), so the placements are the grid ``allowed`` (colour x spot) masked
+        by the colours in stock and the last spot."""
+        mask = self._mask
+        if mask is not None:
+            return mask
+        g = self.game
+        mask = self._mask = np.zeros(g.catalog.size, dtype=np.int8)
+        if self.current_player is None:
+            return mask
+        allowed = self._allowed
+        if allowed is None:
+            allowed = self._allowed = np.ones((g.num_colours, g.num_spots), dtype=np.int8)
+            for s, stack in zip(range(g.num_spots), self.spots):  # (a rigged test may list more)
+                if len(stack) == 1:
+                    allowed[stack[0], s] = 0
+        grid = mask[:g.pass_id].reshape(allowed.shape)
+        stock = self.stock[self.current_player]
+        if all(stock):
+            grid[...] = allowed
+        else:
+            for c, count in enumerate(stock):
+                if count:
+                    grid[c] = allowed[c]
+        if self.last_spot is not None:
+            grid[:, self.last_spot] = 0
+        if not np.count_nonzero(grid):  # (count_nonzero: a fifth of any()'s cost at this size)
+            mask[g.pass_id] = 1
+        return mask
 
     def _apply(self, action: int) -> None:
         g = self.game
@@ -282,23 +321,28 @@ class KabaleoState(State):
             c, s = divmod(action, g.num_spots)  # place ids are c * spots + s (see build_catalog)
             stack = self.spots[s]
             top = stack[-1]
-            cached = self._board is not None
-            if cached:
-                self._write_spot(s, -1.0)
             self.stock[p][c] -= 1
             self.played[p][c] += 1
             self.covered[p][top] += 1
-            if len(stack) > 1 and top == c:
+            cancelled = len(stack) > 1 and top == c
+            if cancelled:
                 stack.pop()  # the two pieces in contact leave the game
                 self.removed[c] += 2
                 self.cancels[p] += 1
             else:
                 stack.append(c)
-            if cached:
-                self._write_spot(s, +1.0)
+            if self._board is not None:
+                self._write_move(s, top, cancelled)
+            allowed = self._allowed
+            if allowed is not None:  # spot s is a bare base of its colour again, or no longer one
+                allowed[:, s] = 1
+                if len(stack) == 1:
+                    allowed[stack[0], s] = 0
             self.last_spot = s
             if self._log is not None:
                 self._write_log(len(self.log), p, c, s)
+            if self._counts_vec is not None:
+                self._write_counts(p, c, top, cancelled)
             self.log.append([p, c, s])
         self.current_player = self._next_player(p)
 
@@ -447,31 +491,20 @@ class KabaleoState(State):
     # -- information --------------------------------------------------------------------------------
     def observation(self, player: int) -> np.ndarray:
         g = self.game
-        lay = g.layout
+        o = g.obs_offsets  # the layout's offsets, looked up once per game
         n = self.num_players
-        buf = lay.zeros()
-        buf[lay.offset("my_colour") + self.targets[player]] = 1.0
-        if self.current_player is not None:
-            buf[lay.offset("to_move") + (self.current_player - player) % n] = 1.0
-        # stock, played, covered, cancels are contiguous: fill them with one assignment
-        pad = [0] * (6 - g.num_colours)
-        order = [(player + r) % n for r in range(n)]  # seat-relative rows: row 0 is me
-        vals: list[int] = []
-        for table in (self.stock, self.played, self.covered):
-            for p in order:
-                vals += table[p]
-                vals += pad
-        vals += [self.cancels[p] for p in order]
-        lo, hi = lay.offset("stock"), lay["cancels"].stop
-        buf[lo:hi] = vals
-        buf[lo:hi] *= 1.0 / 6.0
-        if self.last_spot is not None:
-            buf[lay.offset("last_spot") + self.last_spot] = 1.0
-        buf[g.board_slice] = self._board_vector()
-        buf[g.log_slice] = self._log_vectors()[player]
+        # a copy of this seat's cached vector: its count blocks (stock, played, covered, cancels)
+        # and move_* blocks as kept, zeros elsewhere
+        buf = self._seat_vectors()[player].copy()
         mine = self.targets[player]
-        o = lay.offset("top")
-        buf[lay["top_mine"]] = buf[o + mine: o + 6 * g.num_spots: 6]
+        buf[o["my_colour"] + mine] = 1.0
+        if self.current_player is not None:
+            buf[o["to_move"] + (self.current_player - player) % n] = 1.0
+        if self.last_spot is not None:
+            buf[o["last_spot"] + self.last_spot] = 1.0
+        buf[g.board_slice] = self._board_vector()
+        top = o["top"] + mine
+        buf[g.top_mine_slice] = buf[top: top + 6 * g.num_spots: 6]
         self._write_gains(buf, mine)
         return buf
 
@@ -495,7 +528,7 @@ class KabaleoState(State):
             o = g.board_offsets
             board = self._board
             # Built in one go, as a fresh deal is all bare bases (one spot at a time cost ~80 us
-            # a deal, a few us per step of a 24-step game); then _write_spot updates it per move.
+            # a deal, a few us per step of a 24-step game); then _write_move updates it per move.
             bases = np.fromiter((stack[0] for stack in self.spots), dtype=np.int64, count=ns)
             tops = np.fromiter((stack[-1] for stack in self.spots), dtype=np.int64, count=ns)
             six = 6 * np.arange(ns)
@@ -514,29 +547,48 @@ class KabaleoState(State):
             self._move_index = index
         return self._board
 
-    def _write_spot(self, s: int, sign: float) -> None:
-        """Add (+1) or remove (-1) spot ``s``'s current stack in the cached board vector."""
+    def _write_move(self, s: int, old_top: int, cancelled: bool) -> None:
+        """Update the cached board vector for the move just made on spot ``s`` (its stack already
+        changed): only the entries that one piece added or cancelled changes (top, under, height,
+        the piece in the stack block, two colour counts), not the whole stack twice as before.
+        A clone rebuilds the vector from the stacks; scripts/obs_fingerprint.py compares both."""
         g = self.game
         board = self._board
         o = g.board_offsets
         stack = self.spots[s]
-        value = 1.0 if sign > 0 else 0.0
-        board[o["base"] + 6 * s + stack[0]] = value
-        board[o["top"] + 6 * s + stack[-1]] = value
-        self._write_pieces(s, value)
-        if sign > 0:
-            # spot s's column of the move index (see _board_vector); scalar writes are cheaper
-            # than numpy slicing for 4-6 entries
-            index = self._move_index
-            nc, ns = g.num_colours, g.num_spots
-            old = nc * stack[-1]
-            for c in range(nc):
-                index[c * ns + s] = old + c
+        new_top = stack[-1]
+        six = 6 * s
+        under = o["under"] + six
+        first = o["stack"] + s * g.max_height * 6 - 6  # piece k (k >= 1 in the list) at first + 6k
+        if cancelled:  # old_top left with the piece under it showing: stack[-1] was under it
+            board[under + new_top] = 0.0
             if len(stack) > 1:
-                index[stack[-1] * ns + s] = old + stack[-2]
-        top = stack[-1]
-        self._counts[top] += 1 if sign > 0 else -1
-        board[o["board_count"] + top] = self._counts[top] / g.num_spots  # exact, no drift from += 1/n
+                board[under + stack[-2]] = 1.0
+            board[first + 6 * len(stack) + old_top] = 0.0
+        else:  # a piece on old_top: old_top is now under it
+            if len(stack) > 2:
+                board[under + stack[-3]] = 0.0
+            board[under + old_top] = 1.0
+            board[first + 6 * (len(stack) - 1) + new_top] = 1.0
+        top = o["top"] + six
+        board[top + old_top] = 0.0
+        board[top + new_top] = 1.0
+        board[o["height"] + s] = (len(stack) - 1) / g.total_pieces
+        counts = self._counts
+        counts[old_top] -= 1
+        counts[new_top] += 1
+        count = o["board_count"]
+        board[count + old_top] = counts[old_top] / g.num_spots  # exact, no drift from += 1/n
+        board[count + new_top] = counts[new_top] / g.num_spots
+        # spot s's column of the move index (see _board_vector); scalar writes are cheaper than
+        # numpy slicing for 4-6 entries
+        index = self._move_index
+        nc, ns = g.num_colours, g.num_spots
+        old = nc * new_top
+        for c in range(nc):
+            index[c * ns + s] = old + c
+        if len(stack) > 1:
+            index[new_top * ns + s] = old + stack[-2]
 
     def _write_pieces(self, s: int, value: float) -> None:
         """Set (1) or clear (0) what spot ``s``'s pieces show: under, height and the stack block."""
@@ -551,30 +603,67 @@ class KabaleoState(State):
         for k in range(1, len(stack)):
             board[first + 6 * k + stack[k]] = value
 
-    def _log_vectors(self) -> np.ndarray:
-        """The move_* blocks as each seat sees them (row = seat), cached and extended per move:
-        one copy per observation instead of re-encoding up to 36 moves."""
-        if self._log is None:
+    def _seat_vectors(self) -> list[np.ndarray]:
+        """Per seat, a whole observation vector holding only the blocks kept per seat, updated by
+        _apply: the stock, played, covered and cancels blocks (seat-relative rows, / 6; three or
+        four entries a move, ``_counts_vec`` views them) and the move_* blocks (``_log``). Each
+        observation starts as a copy of it, instead of zeros plus a copy of each block."""
+        if self._seat is None:
             g = self.game
-            self._log = np.zeros((self.num_players, g.log_slice.stop - g.log_slice.start), dtype=np.float32)
+            pad = g.colour_pad
+            self._seat = [np.zeros(g.observation_size, dtype=np.float32) for _ in range(self.num_players)]
+            self._counts_vec = [vec[g.counts_slice] for vec in self._seat]
+            for order, counts in zip(g.seat_order, self._counts_vec):  # row 0 is the seat
+                vals: list[int] = []
+                for table in (self.stock, self.played, self.covered):
+                    for p in order:
+                        vals += table[p]
+                        vals += pad
+                vals += [self.cancels[p] for p in order]
+                counts[:] = vals
+                counts *= 1.0 / 6.0
+            # the move_* blocks (one seat-relative view per seat): one copy per observation
+            # instead of re-encoding up to 36 moves
+            self._log = [vec[g.log_slice] for vec in self._seat]
             for k, (p, c, s) in enumerate(self.log):
                 self._write_log(k, p, c, s)
-        return self._log
+        return self._seat
+
+    def _write_counts(self, p: int, c: int, top: int, cancelled: bool) -> None:
+        """Player p placed colour c on a top of colour ``top``: its entries in every seat's counts."""
+        n = self.num_players
+        sixths = self.game.sixths
+        stock, played, covered = sixths[self.stock[p][c]], sixths[self.played[p][c]], sixths[self.covered[p][top]]
+        cancels = sixths[self.cancels[p]]
+        for q, vec in enumerate(self._counts_vec):
+            row = 6 * ((p - q) % n)
+            vec[row + c] = stock
+            vec[6 * n + row + c] = played
+            vec[12 * n + row + top] = covered
+            if cancelled:
+                vec[18 * n + row // 6] = cancels
 
     def _write_log(self, k: int, p: int, c: int, s: int) -> None:
+        # scalar stores into each seat's vector: cheaper than column stores into a (seats, size)
+        # array for 2-4 seats
         g = self.game
         n = self.num_players
-        log = self._log
-        log[:, 6 * k + c] = 1.0
-        log[:, g.log_spot_offset + g.num_spots * k + s] = 1.0
-        by = g.log_by_offset + n * k
-        for q in range(n):
-            log[q, by + (p - q) % n] = 1.0  # seat-relative: 0 when q made the move
+        colour = 6 * k + c
+        spot = g.log_spot_offset + g.num_spots * k + s
+        by = g.log_by_offset + n * k + p
+        for q, row in enumerate(self._log):
+            row[colour] = 1.0
+            row[spot] = 1.0
+            row[by - q if q <= p else by - q + n] = 1.0  # seat-relative (p - q) % n: 0 when q made it
 
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._board: np.ndarray | None = None
-        self._log: np.ndarray | None = None
+        self._seat: list[np.ndarray] | None = None  # see _seat_vectors
+        self._log: list[np.ndarray] | None = None
+        self._counts_vec: list[np.ndarray] | None = None
+        # (colours, spots) int8: 0 where the spot is an uncovered base of that colour (legality)
+        self._allowed: np.ndarray | None = None
 
     def resample_hidden(self, player: int, rng=None) -> "KabaleoState":
         """A world ``player`` cannot tell from this one: the other players' targets re-dealt at
