@@ -1335,6 +1335,14 @@ class AlakazumState(State):
             "revealed": list(self.revealed),
         }
 
+    def action_names(self, action: int) -> list[str]:
+        # action_name_for for every seat, without a call per seat: outside the three decisions
+        # below every seat reads the full name (5 calls a step at 5 players otherwise)
+        pend = self.pending
+        if pend is None or pend["k"] not in (GIVE_CARD, FM_KEEP, FM_ORDER):
+            return [self.game.catalog.name(action)] * self.num_players
+        return [self.action_name_for(action, seat) for seat in range(self.num_players)]
+
     def action_name_for(self, action: int, seat: int | None) -> str:
         """The move as ``seat`` saw it: the card given away (Black Friday, Halloween) is seen by
         the giver and the recipient only; another caster's Forest Magic choices are secret."""

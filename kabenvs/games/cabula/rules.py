@@ -859,6 +859,13 @@ class CabulaState(State):
             self.current_player = None
             self.stack.clear()
 
+    def action_names(self, action: int) -> list[str]:
+        # action_name_for for every seat, without a call per seat: only a take can read differently
+        g = self.game
+        if g.kind_of[action] != "take":
+            return [g.catalog.name(action)] * self.num_players
+        return [self.action_name_for(action, seat) for seat in range(self.num_players)]
+
     def action_name_for(self, action: int, seat: int | None) -> str:
         # Only one move is ever hidden: the card a taker picks after two crystal balls. The taker
         # and the victim see it; every other seat only sees that a card changed hands.
