@@ -23,35 +23,64 @@ _DECISION_INDEX = {"main": 0, "target": 1, "respond": 2, "redirect": 3, "star": 
 _REASON_INDEX = {"witch": 0, "prank": 1, "rob": 2, "chaos_lose": 3, "chaos_give": 4, "cauldron": 5}
 
 
+def _write_rows(mv: memoryview, rows: list, me: int, shift: int, base: int, width: int,
+                count: int | None) -> None:
+    """Knowledge rows, one per seat ``p`` (None: nothing known), written at the seat-relative row
+    ``(p - me) % n - shift`` of a block ``width`` wide: each entry / 5, then (``count`` given) the
+    group's "surely remain" count. One writer for my rows about the other hands (shift 0, row 0
+    unused) and for the shadow rows about mine (shift 1: other players only)."""
+    n = len(rows)
+    if rows.count(None) == n:  # the usual case, skipped at C speed
+        return
+    for p, row in enumerate(rows):
+        if row is not None:
+            r = (p - me) % n - shift
+            b = base + r * width
+            for c in range(width):
+                k = row[c]
+                if k:
+                    mv[b + c] = k * 0.2
+            if count is not None:
+                mv[count + r] = row[NUM_TYPES + 1] * 0.2
+
+
+def _encode_knowledge(state: CabulaState, me: int, mv: memoryview) -> None:
+    """What I know of each other hand (rows ``me * n + p``, knowledge.py), then what the others
+    know of mine (``_encode_shadow``), through the one row writer."""
+    n = state.num_players
+    o = state.game.obs_offsets
+    T = NUM_TYPES
+    row0 = me * n
+    mine = slice(row0, row0 + n)
+    # The second groups never hold unknown cards: their rows have one column fewer.
+    _write_rows(mv, state.known[mine], me, 0, o["known_hands"], T, None)
+    _write_rows(mv, state.groups[mine], me, 0, o["maybe_hands"], T + 1, o["maybe_count"])
+    _write_rows(mv, state.groups2[mine], me, 0, o["maybe2_hands"], T, o["maybe2_count"])
+    fresh = state.fresh
+    if any(fresh):
+        fr = o["fresh"]
+        for p in range(n):
+            if fresh[row0 + p]:
+                mv[fr + (p - me) % n] = fresh[row0 + p] * 0.2
+    _encode_shadow(state, me, mv)
+
+
 def _encode_shadow(state: CabulaState, me: int, mv: memoryview) -> None:
     """What each other player ``j`` knows of my hand, as far as I can tell: the shadow rows
     ``j * n + me`` (knowledge.py), in the row of the player ``k`` seats clockwise at ``k - 1``;
     and, after a rebuild, my part of their ``deck_cap``: my draws from the rebuilt deck (once, for
-    all of them) less what each found was fresh, and everyone's number of draws."""
+    all of them) less what each found was fresh (``their_spent``), and everyone's number of draws."""
     n = state.num_players
     o = state.game.obs_offsets
     T = NUM_TYPES
-    # Each table's rows about my hand (row j: player j's), skipped at C speed when all empty.
-    for rows, block, width, count in (
-        (state.shadow_known[me::n], "their_known", T, None),
-        (state.shadow_groups[me::n], "their_maybe", T + 1, "their_maybe_count"),
-        (state.shadow_groups2[me::n], "their_maybe2", T, "their_maybe2_count"),
-        (state.shadow_spent[me::n], "their_spent", T, None),
-    ):
-        if rows.count(None) == n:
-            continue
-        for j, row in enumerate(rows):
-            if row is not None:
-                r = (j - me) % n - 1
-                base = o[block] + r * width
-                for c, k in enumerate(row[:width]):
-                    if k:
-                        mv[base + c] = k * 0.2
-                if count is not None:
-                    mv[o[count] + r] = row[T + 1] * 0.2
+    theirs = slice(me, n * n, n)
+    _write_rows(mv, state.shadow_known[theirs], me, 1, o["their_known"], T, None)
+    _write_rows(mv, state.shadow_groups[theirs], me, 1, o["their_maybe"], T + 1, o["their_maybe_count"])
+    _write_rows(mv, state.shadow_groups2[theirs], me, 1, o["their_maybe2"], T, o["their_maybe2_count"])
+    _write_rows(mv, state.shadow_spent[theirs], me, 1, o["their_spent"], T, None)
     if not state.deck_cap_known:
         return  # fresh cards and draws from a rebuilt deck need one
-    fresh = state.shadow_fresh[me::n]
+    fresh = state.shadow_fresh[theirs]
     if any(fresh):
         base = o["their_fresh"]
         for j, f in enumerate(fresh):
@@ -86,9 +115,7 @@ def encode(state: CabulaState, me: int) -> np.ndarray:
     for c, k in enumerate(hands[me]):
         if k:
             mv[i + c] = k * 0.2
-    hs, dp, st, kh = o["hand_size"], o["displayed"], o["star_total"], o["known_hands"]
-    known = state.known
-    row0 = me * n
+    hs, dp, st = o["hand_size"], o["displayed"], o["star_total"]
     for p in range(n):
         r = (p - me) % n
         size = sum(hands[p])
@@ -99,37 +126,7 @@ def encode(state: CabulaState, me: int) -> np.ndarray:
             mv[dp + 2 * r] = d0 * 0.2
             mv[dp + 2 * r + 1] = d1 * 0.2
             mv[st + r] = (d0 + 2 * d1) * 0.2
-        kn = known[row0 + p]
-        if kn is not None:  # never for p == me
-            base = kh + r * T
-            for c, k in enumerate(kn):
-                if k:
-                    mv[base + c] = k * 0.2
-    # Groups and fresh cards are rarer: a scan of the whole table (C speed) skips them at once.
-    # The second groups never hold unknown cards: their rows have one column fewer.
-    for groups, hands_block, count_block, width in (
-        (state.groups, "maybe_hands", "maybe_count", T + 1),
-        (state.groups2, "maybe2_hands", "maybe2_count", T),
-    ):
-        if groups.count(None) == n * n:
-            continue
-        mh, mc = o[hands_block], o[count_block]
-        for p in range(n):
-            grp = groups[row0 + p]
-            if grp is not None:
-                r = (p - me) % n
-                base = mh + r * width
-                for c in range(width):
-                    if grp[c]:
-                        mv[base + c] = grp[c] * 0.2
-                mv[mc + r] = grp[T + 1] * 0.2
-    fresh = state.fresh
-    if any(fresh):
-        fr = o["fresh"]
-        for p in range(n):
-            if fresh[row0 + p]:
-                mv[fr + (p - me) % n] = fresh[row0 + p] * 0.2
-    _encode_shadow(state, me, mv)
+    _encode_knowledge(state, me, mv)
     am, amo, nk = o["attack_made"], o["attack_made_on"], len(ATTACK_KINDS)
     for p, made in enumerate(state.attacks):
         if made is not None:
