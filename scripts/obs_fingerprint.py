@@ -30,6 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np
 
 import kabenvs
+from kabenvs.commands import OneLineParser
+from kabenvs.core.errors import ConfigError
 from kabenvs.core.registry import game_class
 
 
@@ -94,33 +96,54 @@ def fingerprint(env_id: str, cfg: dict, games: int, every: int = 7) -> str:
     return h.hexdigest()
 
 
+def read_digests(path: str) -> dict[str, str]:
+    """A file ``--record`` wrote: a JSON object of config key -> hex digest (else one line, exit 2)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise SystemExit(f"error: --check {path}: cannot be read as JSON ({type(exc).__name__}: "
+                         f"{str(exc)[:120]})") from None
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise SystemExit(f"error: --check {path}: not a file --record wrote (a JSON object of config -> digest)")
+    return data
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--env", nargs="*", default=None)
     parser.add_argument("--games", type=int, default=3)
     group = parser.add_mutually_exclusive_group(required=True)
     group.add_argument("--record")
     group.add_argument("--check")
     args = parser.parse_args(argv)
+    if not 1 <= args.games <= 10_000:
+        parser.error(f"--games={args.games} must be a whole number in 1..10000")
     env_ids = args.env or kabenvs.ENV_IDS
+    try:
+        for eid in env_ids:
+            game_class(eid)
+    except ConfigError as exc:
+        parser.error(str(exc))
+    # read before playing anything: a bad file fails at once, not after minutes of games
+    expected = read_digests(args.check) if args.check else None
     digests = {}
     for eid in env_ids:
         for cfg in configs_of(eid):
             key = f"{eid} {json.dumps(cfg, sort_keys=True)}"
             digests[key] = fingerprint(eid, cfg, args.games)
             print(key, digests[key][:16], flush=True)
-    if args.record:
+    if expected is None:
         Path(args.record).write_text(json.dumps(digests, indent=1, sort_keys=True))
         return 0
-    expected = json.loads(Path(args.check).read_text())
     bad = [k for k in digests if k in expected and expected[k] != digests[k]]
     for k in bad:
         print(f"DIFFERS: {k}")
     missing = [k for k in digests if k not in expected]
     for k in missing:
         print(f"not recorded: {k}")
-    print("all alike" if not bad else f"{len(bad)} differ")
-    return 1 if bad else 0
+    # a config the file does not have was not compared: that is no proof of anything
+    print("all alike" if not bad and not missing else f"{len(bad)} differ, {len(missing)} not recorded")
+    return 1 if bad or missing else 0
 
 
 if __name__ == "__main__":

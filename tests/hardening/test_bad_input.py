@@ -269,3 +269,34 @@ def test_a_save_with_a_huge_value_in_any_field_is_one_short_config_error(env_id)
             with pytest.raises(ConfigError) as err:
                 State.from_json(bad)
             assert len(str(err.value)) < 1500 and "\n" not in str(err.value), (where, str(err.value)[:200])
+
+
+# -- scripts/obs_fingerprint.py: a digest file that is not one --record wrote --------------------
+@pytest.mark.parametrize("content, says", [
+    ("{bad", "cannot be read as JSON"),
+    ("[1, 2]", "not a file --record wrote"),
+    ('{"kabaleo_v0 {}": 3}', "not a file --record wrote"),
+])
+def test_fingerprint_check_refuses_a_bad_digest_file_before_playing(tmp_path, content, says):
+    fp = _script("obs_fingerprint")
+    path = tmp_path / "digests.json"
+    path.write_text(content)
+    with pytest.raises(SystemExit) as exc:
+        fp.main(["--check", str(path), "--env", "kabaleo_v0"])
+    assert says in str(exc.value) and "\n" not in str(exc.value)
+
+
+def test_fingerprint_check_fails_on_a_config_it_never_recorded(tmp_path, capsys):
+    fp = _script("obs_fingerprint")
+    path = tmp_path / "digests.json"
+    assert fp.main(["--record", str(path), "--env", "kabaleo_v0", "--games", "1"]) == 0
+    recorded = json.loads(path.read_text())
+    assert fp.main(["--check", str(path), "--env", "kabaleo_v0", "--games", "1"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("all alike")
+    dropped = min(recorded)
+    path.write_text(json.dumps({k: v for k, v in recorded.items() if k != dropped}))
+    assert fp.main(["--check", str(path), "--env", "kabaleo_v0", "--games", "1"]) == 1
+    assert f"not recorded: {dropped}" in capsys.readouterr().out
+    path.write_text(json.dumps({**recorded, dropped: "0" * 64}))
+    assert fp.main(["--check", str(path), "--env", "kabaleo_v0", "--games", "1"]) == 1
+    assert f"DIFFERS: {dropped}" in capsys.readouterr().out
