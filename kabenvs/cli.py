@@ -6,6 +6,7 @@
     kabenvs benchmark --seconds 1
     kabenvs serve                     (the web front end, where this version has one)
     kabenvs export old.zip models/mine --trust-pickle
+    kabenvs zoo list
 
 Each subcommand is the same program as ``scripts/<name>.py`` in a checkout (those scripts are thin
 wrappers around the same ``main`` functions), with the same options: ``kabenvs <command> --help``.
@@ -24,6 +25,7 @@ COMMANDS = {
     "benchmark": ("kabenvs.commands.benchmark", "measure every env's speed next to PettingZoo's"),
     "serve": ("kabenvs.commands.serve", "serve the web front end"),
     "export": ("kabenvs.commands.export", "convert a trusted Stable-Baselines3 archive into a safe model"),
+    "zoo": ("kabenvs.commands.zoo", "the agents shipped with kabenvs (seat spec 'zoo'): list them, add one"),
 }
 
 

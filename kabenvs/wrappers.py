@@ -26,7 +26,7 @@ from kabenvs.core.errors import ConfigError, IllegalActionError
 from kabenvs.core.game import Game, State
 from kabenvs.core.registry import make_game
 
-SEAT_SPECS = "'random', 'heuristic', 'search[:key=value,...]' or a model path"
+SEAT_SPECS = "'random', 'heuristic', 'search[:key=value,...]', 'zoo' (the shipped agent) or a model path"
 
 
 def agent_factory(spec: str, game: Game, trust_pickle: bool = False,
@@ -56,6 +56,10 @@ def agent_factory(spec: str, game: Game, trust_pickle: bool = False,
     if is_search_spec(spec):
         parse_search_spec(spec)
         return lambda seed: search_agent_from_spec(spec, game, seed=seed)
+    from kabenvs.zoo import is_zoo_spec, zoo_model_path
+
+    if is_zoo_spec(spec):
+        spec = zoo_model_path(game)  # no shipped agent for this game and count: one ConfigError line
     from kabenvs.agents.policy import load_agent, model_exists  # torch: only when a model plays
 
     if not model_exists(spec):

@@ -2,7 +2,8 @@
 
 A safe model is two files side by side::
 
-    NAME.safetensors   the actor's tensors (trunk, hidden layers, action head), float32, and,
+    NAME.safetensors   the actor's tensors (trunk, hidden layers, action head), float32 (or
+                       float16, as ``weights_dtype`` says: half the size, for shipping), and,
                        when the source had one, the critic's (value hidden layers, value head)
     NAME.json          metadata: format, env id, game config, sizes, fingerprints of the
                        observation layout and action catalog, network architecture (and the
@@ -43,6 +44,10 @@ SAFE_FORMAT = "kabenvs-model/2"
 LEGACY_FORMAT = "kabenvs-model/1"  # a .zip + .json pair from before the safe format
 WEIGHTS_SUFFIX = ".safetensors"
 ACTIVATIONS = ("tanh", "relu")
+# How the weights are stored. float16 halves a file (the shipped agents must fit 2 MB); the network
+# always computes in float32, so a float16 file plays what its rounded weights say, which is close
+# to, not always the same as, the float32 network it came from (``kabenvs zoo add`` measures it).
+WEIGHTS_DTYPES = ("float32", "float16")
 MAX_WIDTH = 1 << 16  # wider layers are no policy this project trains; refuse before allocating
 MAX_LAYERS = 32
 
@@ -165,6 +170,8 @@ def safe_metadata_problems(meta: Any) -> list[str]:
         problems.append("fingerprint: must hold the sha256 hex digests observation_layout and action_catalog")
     problems += _network_problems(meta.get("network"))
     problems += _value_network_problems(meta.get("value_network"))
+    if meta.get("weights_dtype", "float32") not in WEIGHTS_DTYPES:
+        problems.append(f"weights_dtype: {brief(meta.get('weights_dtype'))} must be one of {WEIGHTS_DTYPES}")
     if not _is_hash(meta.get("sha256")):
         problems.append(f"sha256: {brief(meta.get('sha256'))} must be a sha256 hex digest of the weights file")
     if not isinstance(meta.get("kabenvs_version"), str):
@@ -395,16 +402,27 @@ def save_safe(
 def save_actor(
     network: dict[str, Any], tensors: dict[str, Any], path: str | os.PathLike, game: Game,
     extra: dict[str, Any] | None = None, value_network: dict[str, Any] | None = None,
+    weights_dtype: str = "float32",
 ) -> tuple[Path, dict[str, Any]]:
     """Write an actor given as ``(network metadata, tensors)`` (float32, contiguous, named as
     ``expected_shapes`` says) as a safe model; what ``save_safe`` does after reading an SB3 policy,
     and what other trainers (RLlib) export through. ``value_network`` (``{hidden, activation}``)
-    declares critic tensors among ``tensors``; None stores none."""
+    declares critic tensors among ``tensors``; None stores none. ``weights_dtype="float16"``
+    stores the weights rounded to half precision (half the file)."""
+    import torch
     from safetensors.torch import save
 
+    if weights_dtype not in WEIGHTS_DTYPES:
+        raise ValueError(f"weights_dtype={weights_dtype!r}: must be one of {WEIGHTS_DTYPES}")
+    if weights_dtype == "float16":
+        tensors = {k: v.to(torch.float16).contiguous() for k, v in tensors.items()}
+        big = sorted(k for k, v in tensors.items() if not bool(torch.isfinite(v).all()))
+        if big:  # beyond float16's range (65504): the file would be refused on load
+            raise ValueError(f"weights {big} do not fit float16; save them as float32")
     weights_path, meta_path = safe_paths(path)
     data = save(tensors)
     meta = {"format": SAFE_FORMAT, **game_metadata(game), "network": network, "value_network": value_network,
+            "weights_dtype": weights_dtype,
             "sha256": sha256_bytes(data), "saved_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
     shapes = expected_shapes(meta)
     assert {k: tuple(v.shape) for k, v in tensors.items()} == shapes, "the actor does not fit the game's sizes"
@@ -446,8 +464,18 @@ def load_safe(path: str | os.PathLike, game: Game) -> tuple[ActorNetwork, dict[s
             f"but {meta_path.name} says {meta['sha256']} (changed or corrupted after saving)"
         )
     tensors = _parse_tensors(data, weights_path)
-    _check_tensors(tensors, expected_shapes(meta), weights_path)
+    _check_tensors(tensors, expected_shapes(meta), weights_path, meta.get("weights_dtype", "float32"))
+    tensors = {k: v.float() for k, v in tensors.items()}  # the network computes in float32
     return build_actor(meta, tensors), meta, weights_path
+
+
+def read_tensors(path: str | os.PathLike, game: Game) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A safe model's checked tensors, as float32, and its metadata (what ``load_safe`` builds
+    the network from): for writing the same network again, e.g. in half precision."""
+    network, meta, _ = load_safe(path, game)
+    weights_path, _ = safe_paths(path)
+    tensors = _parse_tensors(weights_path.read_bytes(), weights_path)
+    return {k: v.float().contiguous() for k, v in tensors.items()}, meta
 
 
 def _parse_tensors(data: bytes, path: Path) -> dict[str, Any]:
@@ -459,9 +487,11 @@ def _parse_tensors(data: bytes, path: Path) -> dict[str, Any]:
         raise ModelLoadError(f"model weights {str(path)!r} are not a readable safetensors file: {_one_line(exc)}") from None
 
 
-def _check_tensors(tensors: dict[str, Any], shapes: dict[str, tuple[int, ...]], path: Path) -> None:
+def _check_tensors(tensors: dict[str, Any], shapes: dict[str, tuple[int, ...]], path: Path,
+                   dtype_name: str = "float32") -> None:
     import torch
 
+    dtype = getattr(torch, dtype_name)
     missing, extra = sorted(set(shapes) - set(tensors)), sorted(set(tensors) - set(shapes))
     if missing or extra:
         raise ModelLoadError(
@@ -470,10 +500,10 @@ def _check_tensors(tensors: dict[str, Any], shapes: dict[str, tuple[int, ...]], 
         )
     for name, shape in shapes.items():
         t = tensors[name]
-        if tuple(t.shape) != shape or t.dtype != torch.float32:
+        if tuple(t.shape) != shape or t.dtype != dtype:
             raise ModelLoadError(
                 f"model weights {str(path)!r}: tensor {name} is {t.dtype} {tuple(t.shape)}, "
-                f"the metadata's network needs float32 {shape}"
+                f"the metadata's network needs {dtype_name} {shape}"
             )
         if not bool(torch.isfinite(t).all()):
             raise ModelLoadError(f"model weights {str(path)!r}: tensor {name} holds NaN or infinite values")
@@ -482,5 +512,5 @@ def _check_tensors(tensors: dict[str, Any], shapes: dict[str, tuple[int, ...]], 
 __all__ = [
     "ActorNetwork", "ModelLoadError", "SAFE_FORMAT", "check_compatible", "critic_of_sb3_policy", "fingerprints",
     "game_metadata",
-    "load_safe", "read_safe_metadata", "safe_paths", "save_safe",
+    "load_safe", "read_safe_metadata", "read_tensors", "safe_paths", "save_actor", "save_safe",
 ]

@@ -7,14 +7,20 @@
     kabenvs evaluate heuristic random --game cabula_v0 --deals 1000 --workers 4   # same result as serial
     kabenvs evaluate mine.zip random --trust-pickle --game kabaleo_v0   # runs code from mine.zip
     kabenvs evaluate --human-log games.jsonl [more.jsonl ...] [--json]
+    kabenvs evaluate --ladder random heuristic zoo search:sims=100 --game kabaleo_v0 --deals 50
 
 Each SEAT is a model path (a safe model ``NAME.safetensors`` + ``NAME.json``, given as ``NAME`` or
 either file; a Stable-Baselines3 ``.zip`` only with ``--trust-pickle``), ``heuristic``, ``random``
-or a search bot spec (``search:sims=400,rollout=heuristic``, see docs/search.md);
+a search bot spec (``search:sims=400,rollout=heuristic``, see docs/search.md) or ``zoo``, the
+agent shipped with kabenvs for the game and player count (docs/zoo.md;
+``kabenvs evaluate zoo heuristic --game cabula_v0``);
 give one per player for a one-against-the-rest match (with fewer, they repeat around the table).
 The game comes from ``--game``/``--players``/``--option`` or else from the first model's metadata.
 Every deal is played once per seat rotation (the luck of the deal cancels out); win rates carry
-95% Wilson intervals, and with one competitor per seat OpenSkill ratings too.
+95% Wilson intervals, and with one competitor per seat OpenSkill ratings too. ``--ladder`` plays a
+tournament instead: every group of ``players`` distinct SEATs (every pair at 2 players) on the
+same deals, one OpenSkill rating per competitor over all of it, ranked, with the head-to-head win
+rates (training/ladder.py).
 Bad input ends with one line naming the problem and exit code 2.
 """
 
@@ -42,7 +48,7 @@ _Parser = OneLineParser  # one line naming the problem instead of usage + messag
 
 def parse_args(argv):
     p = _Parser(description=__doc__.split("\n")[0])
-    p.add_argument("seats", nargs="*", metavar="SEAT", help="model path, 'heuristic', 'random' or 'search[:key=value,...]'")
+    p.add_argument("seats", nargs="*", metavar="SEAT", help="model path, 'heuristic', 'random', 'search[:key=value,...]' or 'zoo'")
     p.add_argument("--game", metavar="ENV_ID", help="env id (default: the first model's)")
     p.add_argument("--players", type=int, help="number of players (default: the model's, else the game's default)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable)")
@@ -61,6 +67,9 @@ def parse_args(argv):
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--log", metavar="FILE", help="append every game to this game log (JSON lines)")
     p.add_argument("--human-log", nargs="+", metavar="LOG", help="summarise games played by humans from game logs")
+    p.add_argument("--ladder", action="store_true",
+                   help="a tournament of the SEATs: every group of PLAYERS distinct competitors plays --deals deals; "
+                   "one OpenSkill rating each, ranked")
     return p.parse_args(argv)
 
 
@@ -101,7 +110,7 @@ def build_game(args, model_paths: list[str]):
         meta = model_metadata(model_paths[0]) if model_paths else None  # JSON only: nothing runs
         if env_id is None:
             if not model_paths:
-                raise UsageError("no model among the seats: say which game with --game ENV_ID")
+                raise UsageError("no model file among the seats: say which game with --game ENV_ID")
             if meta is None:
                 raise UsageError(f"model {model_paths[0]!r} has no kabenvs metadata: say which game with --game ENV_ID")
             env_id = meta["env_id"]
@@ -118,6 +127,8 @@ def build_game(args, model_paths: list[str]):
 def build_competitors(args, game):
     from kabenvs.agents.policy import load_agent
     from kabenvs.agents.search import is_search_spec
+    from kabenvs.core.errors import ConfigError
+    from kabenvs.zoo import is_zoo_spec, zoo_model_path
     ev = training_module("evaluation")
     BASELINES, Competitor, baseline = ev.BASELINES, ev.Competitor, ev.baseline
 
@@ -129,7 +140,15 @@ def build_competitors(args, game):
     for i, seat in enumerate(args.seats):
         seen[seat] = seen.get(seat, 0) + 1
         suffix = f"#{seen[seat]}" if counts[seat] > 1 else ""
-        if seat in BASELINES or is_search_spec(seat):
+        if is_zoo_spec(seat):
+            try:
+                path = zoo_model_path(game)
+            except ConfigError as exc:
+                raise UsageError(str(exc)) from None
+            agent = load_agent(path, game, seed=args.seed + 1000 * i, deterministic=not args.stochastic)
+            agent.name = f"zoo{suffix}"
+            comps.append(Competitor(agent.name, agent, agent.seat_info()))
+        elif seat in BASELINES or is_search_spec(seat):
             comps.append(baseline(seat, game.env_id, name=f"{seat}{suffix}", game=game,
                                   trust_pickle=args.trust_pickle))
         else:
@@ -178,7 +197,8 @@ def run(args) -> int:
         print(summarize(args.human_log, as_json=args.json))
         return 0
     if not args.seats:
-        raise UsageError("give at least one SEAT (a model path, 'heuristic' or 'random'), or --human-log LOG")
+        raise UsageError("give at least one SEAT (a model path, 'heuristic', 'random', 'search' or 'zoo'), "
+                         "or --human-log LOG")
     if args.deals < 1:
         raise UsageError(f"--deals={args.deals} must be >= 1")
     if args.workers < 1:
@@ -189,10 +209,12 @@ def run(args) -> int:
 
     from kabenvs.agents.policy import model_exists, model_kind, pickle_refusal
 
-    models = [s for s in args.seats if s not in BASELINES and not is_search_spec(s)]
+    from kabenvs.zoo import is_zoo_spec
+
+    models = [s for s in args.seats if s not in BASELINES and not is_search_spec(s) and not is_zoo_spec(s)]
     for m in models:
         if not model_exists(m):
-            raise UsageError(f"SEAT {m!r} is neither a model file nor one of {list(BASELINES)}")
+            raise UsageError(f"SEAT {m!r} is neither a model file nor one of {list(BASELINES)}, search or zoo")
         kind, file = model_kind(m)
         if kind == "sb3" and not args.trust_pickle:  # refuse before reading anything else
             raise pickle_refusal(file)
@@ -202,15 +224,15 @@ def run(args) -> int:
         check_log_target(args.log)  # before any game is played
     training_module("build").set_threads(1)
     game = build_game(args, models)
+    if args.ladder and len(set(args.seats)) != len(args.seats):
+        raise UsageError(f"--ladder needs distinct SEATs; given {args.seats}")
     comps = build_competitors(args, game)
     on_game = game_logger(args.log, comps) if args.log else None
+    if args.ladder:
+        return run_ladder(args, game, comps, on_game)
     total = args.deals * game.num_players  # every deal once per seat rotation
     with progress_bar(total, enabled=not args.json and sys.stderr.isatty()) as tick:
-        def each_game(state, seating, deal_seed):
-            if on_game is not None:
-                on_game(state, seating, deal_seed)
-            tick()
-
+        each_game = counted(on_game, tick)
         games = None
         if args.workers > 1:
             recipe = functools.partial(competitor_agents, env_id=game.env_id, options=game.config.to_dict(),
@@ -218,13 +240,39 @@ def run(args) -> int:
                                        trust_pickle=args.trust_pickle)
             games = ev.parallel_games(recipe, args.workers, backend=args.backend)
         report = evaluate(game, comps, args.deals, seed=args.seed, on_game=each_game, games=games)
+    return print_report(report, args, report.result.games)
+
+
+def counted(on_game, tick):
+    """``on_game`` (the game log, or None) that also ticks the progress bar."""
+    def each_game(state, seating, deal_seed):
+        if on_game is not None:
+            on_game(state, seating, deal_seed)
+        tick()
+
+    return each_game
+
+
+def print_report(report, args, games: int) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
         print(report.table())
         if args.log:
-            print(f"{report.result.games} games appended to {args.log}")
+            print(f"{games} games appended to {args.log}")
     return 0
+
+
+def run_ladder(args, game, comps, on_game) -> int:
+    if args.workers > 1:
+        raise UsageError("--ladder plays its matches in one process; drop --workers")
+    ladder = training_module("ladder").ladder
+    from math import comb
+
+    total = comb(len(comps), game.num_players) * args.deals * game.num_players
+    with progress_bar(total, enabled=not args.json and sys.stderr.isatty()) as tick:
+        report = ladder(game, comps, args.deals, seed=args.seed, on_game=counted(on_game, tick))
+    return print_report(report, args, sum(m["games"] for m in report.matches))
 
 
 def main(argv=None) -> int:

@@ -6,7 +6,8 @@
     play.py --replay LOG --list
 
 A SPEC is ``human``, ``heuristic``, ``random``, ``search[:key=value,...]`` (the search bot, see
-docs/search.md) or the path of a trained model: a safe model (``NAME``, ``NAME.safetensors`` or
+docs/search.md), ``zoo`` (the agent shipped with kabenvs for this game and player count, see
+docs/zoo.md) or the path of a trained model: a safe model (``NAME``, ``NAME.safetensors`` or
 ``NAME.json``), or with ``--trust-pickle`` a Stable-Baselines3 archive ``NAME.zip`` (loading one
 runs code from the file).
 Bad arguments print one line naming the problem and exit with status 2.
@@ -58,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="number of players (default: from the seats given, else the game's)")
     p.add_argument("--seat", "--seats", dest="seats", nargs="+", default=[], metavar="SPEC",
                    help="who sits in seats 0, 1, ...: human | heuristic | random | search[:sims=400,...] | "
-                   "MODEL (a safe model: NAME.safetensors + NAME.json)")
+                   "zoo (the shipped agent) | MODEL (a safe model: NAME.safetensors + NAME.json)")
     p.add_argument("--opponents", nargs="+", default=[], metavar="SPEC",
                    help="who fills the seats --seat left open (the last one repeats); default: "
                    "the game's heuristic bot, or random where it has none")
@@ -177,6 +178,13 @@ def build_seat(spec: str, index: int, game: Game, deal_seed: int, human_names: l
         return Seat("heuristic", agent, name=getattr(agent, "name", "heuristic"), seed=seed)
     if kind == "search" or kind.startswith("search:"):
         return search_seat(spec, game, seed, trust_pickle)
+    if kind == "zoo":
+        from kabenvs.zoo import zoo_model_path
+
+        try:
+            spec = zoo_model_path(game)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
     return load_model_seat(spec, game, seed, trust_pickle)
 
 
@@ -196,12 +204,12 @@ def load_model_seat(path: str, game: Game, seed: int, trust_pickle: bool = False
         from kabenvs.agents.policy import load_agent, model_exists  # torch is only imported when a model plays
     except ImportError as exc:
         if not os.path.exists(path):
-            raise UsageError(f"seat {path!r} is neither human, heuristic, random nor an existing model file") from None
+            raise UsageError(f"seat {path!r} is neither human, heuristic, random, search, zoo nor an existing model file") from None
         raise UsageError(
             f"cannot load trained model {path!r}: kabenvs.agents.policy is not available ({exc})"
         ) from None
     if not model_exists(path):  # NAME stands for NAME.safetensors + NAME.json (or NAME.zip)
-        raise UsageError(f"seat {path!r} is neither human, heuristic, random nor an existing model file")
+        raise UsageError(f"seat {path!r} is neither human, heuristic, random, search, zoo nor an existing model file")
     try:
         agent = load_agent(path, game, seed=seed, deterministic=True, trust_pickle=trust_pickle)
     except Exception as exc:  # ModelLoadError and whatever a broken file raises: one line, exit 2

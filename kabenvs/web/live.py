@@ -25,6 +25,7 @@ from kabenvs.core.errors import ConfigError
 from kabenvs.core.game import Game, State
 from kabenvs.core.registry import env_ids, game_class
 from kabenvs.web.store import GameRow, Store
+from kabenvs.zoo import shipped
 
 SIMPLE_KINDS = ("human", "heuristic", "random")
 # Options a browser may not set: they name files on the server (Alakazum!'s card list).
@@ -94,24 +95,27 @@ def model_names(models_dir: Path | None) -> list[str]:
 
 def build_agent(spec: str, index: int, game: Game, seed: int, models_dir: Path | None):
     """The ``kabenvs.play.session.Seat`` for a web seat spec: human | heuristic | random |
-    search[:k=v,...] | model:NAME (a safe model in the models folder; no other paths)."""
+    search[:k=v,...] | zoo (the shipped agent for the game and count) | model:NAME (a safe model
+    in the models folder; no other paths)."""
     from kabenvs.play.cli import UsageError, build_seat
 
     if not isinstance(spec, str) or not spec or len(spec) > 200:
-        raise WebError(400, f"seat {index}: a seat must be one of human, heuristic, random, search, "
+        raise WebError(400, f"seat {index}: a seat must be one of human, heuristic, random, search, zoo, "
                        "model:NAME")
     if spec.startswith("model:"):
         name = spec[len("model:"):]
         if name not in model_names(models_dir):
             raise WebError(400, f"seat {index}: no model {name!r} in the models folder")
         target = str(models_dir / name)
+    elif spec == "zoo":
+        target = spec  # build_seat finds the shipped agent, or names the ones there are
     elif spec in SIMPLE_KINDS or spec == "search" or spec.startswith("search:"):
         if "model=" in spec:
             raise WebError(400, f"seat {index}: search with model= is not offered over the web")
         target = spec
     else:
         raise WebError(400, f"seat {index}: unknown seat {spec!r}; use human, heuristic, random, "
-                       "search[:sims=N,...] or model:NAME")
+                       "search[:sims=N,...], zoo or model:NAME")
     try:
         return build_seat(target, index, game, seed, [])
     except UsageError as exc:
@@ -202,8 +206,9 @@ class Manager:
                 options.append({"name": f.name, "default": _plain(f.default)})
             default_n = next(f.default for f in dataclasses.fields(cls.Config) if f.name == "num_players")
             games.append({"env_id": env_id, "player_counts": list(cls.Config.PLAYER_COUNTS),
-                          "default_players": default_n, "options": options})
-        return {"games": games, "seat_kinds": ["human", "heuristic", "random", "search"],
+                          "default_players": default_n, "options": options,
+                          "zoo_players": [a.num_players for a in shipped() if a.env_id == env_id]})
+        return {"games": games, "seat_kinds": ["human", "heuristic", "random", "search", "zoo"],
                 "models": model_names(self.models_dir)}
 
     # -- creating and resuming ------------------------------------------------------------------

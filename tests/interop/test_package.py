@@ -133,6 +133,8 @@ def test_the_wheel_installs_training_under_the_kabenvs_namespace(tmp_path):
     names = zipfile.ZipFile(wheel).namelist()
     assert {n.split("/")[0] for n in names} == {"kabenvs", wheel.name.split("-py")[0] + ".dist-info"}
     assert "kabenvs/_training/run.py" in names and "kabenvs/wrappers.py" in names
+    shipped = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "kabenvs" / "zoo" / "agents").iterdir())
+    assert shipped and set(shipped) <= set(names)  # the zoo's agents and cards install with the package
     entry = next(n for n in names if n.endswith("entry_points.txt"))
     assert "kabenvs = kabenvs.cli:main" in zipfile.ZipFile(wheel).read(entry).decode()
     target = tmp_path / "site"
@@ -148,10 +150,17 @@ def test_the_wheel_installs_training_under_the_kabenvs_namespace(tmp_path):
             "import kabenvs._training.throughput as t; "
             "assert t.configs_dir() is None and t.shipped_config('kabaal_v0') is None, t.configs_dir(); "
             "sys.exit(c.main(['evaluate', 'heuristic', 'random', '--game', 'cabula_v0', '--deals', '1', '--json']))")
+    zoo_game, zoo_players = shipped[0].split("/")[-1].split(".")[0].split("-")  # it plays right after install
     env = {**os.environ, "PYTHONPATH": f"{target}{os.pathsep}{user}"}
     done = subprocess.run([sys.executable, "-c", code, str(target)], cwd=user, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["games"] == 2
+    code = ("import kabenvs.cli as c, sys; "
+            f"sys.exit(c.main(['evaluate', 'zoo', 'random', '--game', '{zoo_game}', '--players', '{zoo_players[:-1]}', "
+            "'--deals', '1', '--json']))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=user, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["competitors"][0]["name"] == "zoo"
 
 
 def test_a_missing_optional_package_while_running_is_one_line(monkeypatch, capsys):

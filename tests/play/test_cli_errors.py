@@ -24,7 +24,7 @@ from tests.play.helpers import run_cli
         (["kabaleo_v0", "--players", "2", "--opponents", "random", "random"],
          "2 opponent(s) given but only 1"),
         (["kabaleo_v0", "--opponents", "no/such/model.zip"],
-         "neither human, heuristic, random nor an existing model"),
+         "neither human, heuristic, random, search, zoo nor an existing model"),
         (["kabaleo_v0", "--players", "two"], "invalid int value: 'two'"),
         (["kabaleo_v0", "--bogus"], "unrecognized arguments: --bogus"),
         (["kabaleo_v0", "--names", "ann", "bob"], "--names gives 2 names for 1 human seat(s)"),

@@ -179,6 +179,10 @@ def search_agent_from_spec(
 
         game = env_id if isinstance(env_id, Game) else make_game(env_id)
         path = options.pop("model")
+        if path == "zoo":  # the agent shipped for this game and player count (kabenvs.zoo)
+            from kabenvs.zoo import zoo_model_path
+
+            path = zoo_model_path(game)
         try:
             prior = model_prior(path, game, trust_pickle=trust_pickle)
         except KabenvsError as exc:  # a model that cannot be loaded is a bad spec value

@@ -6,6 +6,7 @@ Used wherever a seat is named by text (``scripts/play.py --seat``, ``scripts/eva
     search:sims=400,rollout=heuristic
     search:time=0.5,algo=pimc,worlds=10
     search:model=runs/x/final_model.zip,sims=100
+    search:model=zoo,sims=100       the agent shipped for the game (kabenvs.zoo) as prior and value
 
 A bad key or value is refused with one line (``ConfigError``) naming it and what is allowed.
 """
@@ -73,7 +74,7 @@ OPTIONS: dict[str, tuple[Any, str]] = {
     "c": (_float(0.0, strict=False), "exploration constant (default 1.4)"),
     "worlds": (_int(1), "worlds sampled by pimc/flat (default 8)"),
     "score": (_float(0.0, strict=False), "weight of the final score margin added to the returns (default 0)"),
-    "model": (_path, "a trained model giving priors and values (PUCT)"),
+    "model": (_path, "a trained model giving priors and values (PUCT); zoo: the shipped agent"),
     "leaf": (_choice(LEAVES), "with a model: value new leaves by the model (default) or by a rollout"),
 }
 

@@ -17,6 +17,8 @@
 
   function seatChoices() {
     const kinds = ["human", "heuristic", "random", "search"];
+    // the agent shipped with kabenvs, where there is one for this game and player count
+    if ((current().zoo_players || []).includes(Number($("players").value))) kinds.push("zoo");
     return kinds.concat(catalog.models.map((m) => "model:" + m));
   }
 
