@@ -5,7 +5,8 @@ competitors (every pair at 2 players) on the same ``deals`` deals, each deal onc
 (``kabenvs.agents.arena.play_match``: the luck of the deal cancels out), and feeds every finished
 game, in order, to one set of OpenSkill (Plackett-Luce) ratings, ranked by each seat's return. The
 report ranks competitors by the rating's ordinal (mu - 3 sigma, a cautious estimate) and keeps each
-group's win rates, so a pair's head-to-head record stays visible behind the ratings.
+group's win rates, so a pair's head-to-head record stays visible behind the ratings, and each
+competitor's CPU milliseconds per decision (``MoveClock``), so a strength comes with its price.
 
     kabenvs evaluate --ladder random heuristic zoo search:sims=100 --game kabaleo_v0 --deals 50
 """
@@ -13,6 +14,7 @@ group's win rates, so a pair's head-to-head record stays visible behind the rati
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -21,6 +23,42 @@ from kabenvs.core.errors import ConfigError
 from kabenvs.core.game import Game, State
 
 from .evaluation import Competitor, Ratings
+
+
+class MoveClock:
+    """CPU time an agent spends choosing, over decisions with more than one legal move (forced
+    moves cost nothing to think about). CPU, not wall clock: on a shared machine the wall clock
+    counts the time others held the core."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.moves = 0
+
+    def wrap(self, agent):
+        """The agent (or ``seed -> agent`` factory, as ``play_match`` takes them) with its choices timed."""
+        if callable(agent) and not hasattr(agent, "act"):
+            return lambda seed: _Timed(agent(seed), self)
+        return _Timed(agent, self)
+
+    def ms_per_move(self) -> float | None:
+        return 1000 * self.seconds / self.moves if self.moves else None
+
+
+class _Timed:
+    def __init__(self, agent, clock: MoveClock) -> None:
+        self.agent, self.clock = agent, clock
+
+    def act(self, decision) -> int:
+        if len(decision.legal_actions) < 2:
+            return self.agent.act(decision)
+        start = time.process_time()
+        action = self.agent.act(decision)
+        self.clock.seconds += time.process_time() - start
+        self.clock.moves += 1
+        return action
+
+    def __getattr__(self, name):  # reseed, name, ... of the agent itself
+        return getattr(self.agent, name)
 
 
 @dataclass
@@ -35,6 +73,7 @@ class LadderReport:
     wins: list[float]  # shared wins count 1/k
     total_return: list[float]
     matches: list[dict[str, Any]]  # per group: names, games, win rates, mean returns
+    ms_per_move: list[float | None]  # CPU ms per decision with a choice, per competitor
 
     def rows(self) -> list[dict[str, Any]]:
         rows = []
@@ -42,7 +81,8 @@ class LadderReport:
             lo, hi = wilson_interval(self.wins[i], self.games[i])
             rows.append({"name": name, "openskill": self.ratings[i], "games": self.games[i],
                          "win_rate": self.wins[i] / self.games[i] if self.games[i] else 0.0, "ci95": [lo, hi],
-                         "mean_return": self.total_return[i] / self.games[i] if self.games[i] else 0.0})
+                         "mean_return": self.total_return[i] / self.games[i] if self.games[i] else 0.0,
+                         "cpu_ms_per_move": self.ms_per_move[i]})
         return sorted(rows, key=lambda r: -r["openskill"]["ordinal"])
 
     def to_json(self) -> dict[str, Any]:
@@ -56,12 +96,12 @@ class LadderReport:
         lines = [f"ladder, {self.env_id} ({opts}): {len(self.matches)} matches of {self.deals} deals x {n} seatings, "
                  f"seed {self.seed}",
                  f"{'rank':>4} {'agent':<34} {'OpenSkill':>9} {'mu':>7} {'sigma':>6} {'games':>6} {'win rate':>8} "
-                 f"{'95% CI':>15} {'mean return':>11}"]
+                 f"{'95% CI':>15} {'mean return':>11} {'CPU ms/move':>11}"]
         for k, r in enumerate(self.rows(), 1):
             o = r["openskill"]
             lines.append(f"{k:>4} {r['name'][:34]:<34} {o['ordinal']:>9.2f} {o['mu']:>7.2f} {o['sigma']:>6.2f} "
                          f"{r['games']:>6} {r['win_rate']:>8.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}] "
-                         f"{r['mean_return']:>11.3f}")
+                         f"{r['mean_return']:>11.3f} {_ms(r['cpu_ms_per_move']):>11}")
         lines.append(f"even play would give each {1 / n:.3f}; shared wins count 1/k each")
         if n == 2:  # the head-to-head records behind the ratings
             lines.append("head to head (row's win rate against column):")
@@ -74,6 +114,10 @@ class LadderReport:
                 cells = ["-" if a == b else f"{vs[(a, b)]:.3f}" for b in order]
                 lines.append(f"{a[:34]:<34} " + " ".join(f"{c:>12}" for c in cells))
         return "\n".join(lines)
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
 
 
 def ladder(game: Game, competitors: list[Competitor], deals: int, seed: int = 0,
@@ -94,6 +138,8 @@ def ladder(game: Game, competitors: list[Competitor], deals: int, seed: int = 0,
     k = len(competitors)
     games, wins, total = [0] * k, [0.0] * k, [0.0] * k
     matches = []
+    clocks = [MoveClock() for _ in competitors]
+    timed = [clock.wrap(c.agent) for clock, c in zip(clocks, competitors)]
     for group in itertools.combinations(range(k), n):
         if on_match is not None:
             on_match([names[i] for i in group])
@@ -104,7 +150,7 @@ def ladder(game: Game, competitors: list[Competitor], deals: int, seed: int = 0,
             if on_game is not None:
                 on_game(state, seats, deal_seed)
 
-        result = play_match(game, [competitors[i].agent for i in group], deals, seed=seed,
+        result = play_match(game, [timed[i] for i in group], deals, seed=seed,
                             names=[names[i] for i in group], on_game=each_game)
         for pos, i in enumerate(group):
             games[i] += result.games
@@ -114,7 +160,8 @@ def ladder(game: Game, competitors: list[Competitor], deals: int, seed: int = 0,
                         "win_rates": [result.win_rate(p) for p in range(n)],
                         "mean_returns": [result.mean_return(p) for p in range(n)], "truncated": result.truncated})
     return LadderReport(env_id=game.env_id, game_config=game.config.to_dict(), deals=deals, seed=seed, names=names,
-                        ratings=rater.as_dicts(), games=games, wins=wins, total_return=total, matches=matches)
+                        ratings=rater.as_dicts(), games=games, wins=wins, total_return=total, matches=matches,
+                        ms_per_move=[c.ms_per_move() for c in clocks])
 
 
 __all__ = ["LadderReport", "ladder"]

@@ -33,6 +33,9 @@ def test_every_pair_plays_the_same_deals_and_the_ratings_rank_them():
     rows = report.rows()
     assert rows[0]["name"] == "heuristic" and rows[-1]["name"] == "random"  # heuristic beats random in Kabaleo
     assert [r["openskill"]["ordinal"] for r in rows] == sorted((r["openskill"]["ordinal"] for r in rows), reverse=True)
+    ms = {r["name"]: r["cpu_ms_per_move"] for r in rows}
+    assert all(v is not None and v > 0 for v in ms.values())
+    assert ms["search:sims=4"] > ms["random"]  # the search thinks; random only picks
     table = report.table()
     assert "head to head" in table and "heuristic" in table.splitlines()[2]
 
