@@ -25,7 +25,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import kabenvs  # noqa: E402
-from kabenvs.agents.base import Decision  # noqa: E402
 from kabenvs.agents.search import parse_search_spec, search_agent_from_spec  # noqa: E402
 from kabenvs.agents.search.speed import sims_per_second  # noqa: E402  (shared with kabenvs benchmark --search)
 from kabenvs.core.registry import game_class, make_game  # noqa: E402
@@ -36,34 +35,13 @@ def largest_table(env_id: str) -> int:
     return max(counts)
 
 
-class Timed:
-    """Wraps an agent to time its real decisions (more than one legal move)."""
-
-    def __init__(self, agent) -> None:
-        self.agent, self.name = agent, agent.name
-        self.calls, self.spent = 0, 0.0
-
-    def act(self, decision: Decision) -> int:
-        if len(decision.legal_actions) == 1:
-            return decision.legal_actions[0]
-        t0 = time.perf_counter()
-        a = self.agent.act(decision)
-        self.spent += time.perf_counter() - t0
-        self.calls += 1
-        return a
-
-
 def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: int) -> dict:
     from kabenvs.agents import RandomAgent, heuristic_agent
-    from kabenvs.agents.arena import play_match, wilson_interval
+    from kabenvs.agents.arena import MoveClock, play_match, wilson_interval
 
     game = make_game(env_id, num_players=2)
-    timers: list[Timed] = []
-
-    def searcher(s: int):
-        t = Timed(search_agent_from_spec(spec, env_id, seed=s))
-        timers.append(t)
-        return t
+    clock = MoveClock()  # CPU time of the search's real decisions (more than one legal move)
+    searcher = clock.wrap(lambda s: search_agent_from_spec(spec, game, seed=s))  # model=zoo: the 2-player agent
 
     def other(s: int):
         return heuristic_agent(env_id, s) if kind == "heuristic" else RandomAgent(s)
@@ -82,12 +60,10 @@ def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: i
         ret += r.total_return[0]
         played += 1
     lo, hi = wilson_interval(wins, int(games))
-    calls = sum(t.calls for t in timers)
-    spent = sum(t.spent for t in timers)
     return {"env_id": env_id, "spec": spec, "versus": kind, "deals": played, "games": int(games),
             "win_rate": round(wins / games, 3), "ci95": [round(lo, 3), round(hi, 3)],
             "mean_return": round(ret / games, 3), "truncated": int(truncated),
-            "ms_per_move": round(1000 * spent / max(1, calls), 1), "moves": calls,
+            "cpu_ms_per_move": round(clock.ms_per_move() or 0.0, 1), "moves": clock.moves,
             "seconds": round(time.perf_counter() - start, 1)}
 
 
@@ -109,7 +85,7 @@ def main(argv=None) -> int:
             row = versus(env_id, args.spec, args.versus, args.deals, args.budget, args.seed)
             line = (f"{env_id:<12} {row['deals']:>3} deals {row['games']:>3} games  win rate {row['win_rate']:.3f} "
                     f"[{row['ci95'][0]:.3f}, {row['ci95'][1]:.3f}]  mean return {row['mean_return']:+.3f}  "
-                    f"{row['ms_per_move']:.0f} ms/move over {row['moves']} moves  ({row['seconds']:.0f} s)")
+                    f"{row['cpu_ms_per_move']:.0f} CPU ms/move over {row['moves']} moves  ({row['seconds']:.0f} s)")
         else:
             counts = sorted({2, largest_table(env_id)} & set(game_class(env_id).Config.PLAYER_COUNTS))
             for n in counts:

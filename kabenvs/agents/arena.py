@@ -8,6 +8,7 @@ benchmarks of bots and the training callbacks all build on it.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -115,6 +116,42 @@ def tally(result: MatchResult, state: State, seating: list[int], keep_states: bo
                 result.outright[idx] += 1
     if keep_states:
         result.states.append(state)
+
+
+class MoveClock:
+    """CPU time an agent spends choosing, over decisions with more than one legal move (forced
+    moves cost nothing to think about). CPU, not wall clock: on a shared machine the wall clock
+    counts the time others held the core."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.moves = 0
+
+    def wrap(self, agent):
+        """The agent (or ``seed -> agent`` factory, as ``play_match`` takes them) with its choices timed."""
+        if callable(agent) and not hasattr(agent, "act"):
+            return lambda seed: _Timed(agent(seed), self)
+        return _Timed(agent, self)
+
+    def ms_per_move(self) -> float | None:
+        return 1000 * self.seconds / self.moves if self.moves else None
+
+
+class _Timed:
+    def __init__(self, agent, clock: MoveClock) -> None:
+        self.agent, self.clock = agent, clock
+
+    def act(self, decision) -> int:
+        if len(decision.legal_actions) < 2:
+            return self.agent.act(decision)
+        start = time.process_time()
+        action = self.agent.act(decision)
+        self.clock.seconds += time.process_time() - start
+        self.clock.moves += 1
+        return action
+
+    def __getattr__(self, name):  # reseed, name, ... of the agent itself
+        return getattr(self.agent, name)
 
 
 GamesSource = Callable[[list[int]], Iterable[tuple[State, list[int], int]]]
