@@ -76,7 +76,10 @@ SCHEMA: dict[str, dict[str, Key]] = {
     },
     "imitation": {
         "games": Key("int", 0, 0, 1_000_000, doc="teacher games to imitate before PPO (0: no warm start)"),
-        "teacher": Key("str", "heuristic", choices=("heuristic", "random")),
+        "teacher": Key(
+            "str", "heuristic",
+            doc="heuristic, random, or a search spec (search:model=zoo,sims=100: expert iteration, docs/training.md)",
+        ),
         "epochs": Key("int", 10, 1, 1000, doc="passes over the teacher's decisions"),
         "batch_size": Key("int", 256, 1, 1_000_000),
         "learning_rate": Key("float", 1e-3, 0.0, 1.0, low_open=True),
@@ -293,6 +296,13 @@ def _cross_checks(cfg: dict[str, Any], source: str) -> None:
         parse_search_spec(spec)  # a model= path is loaded (and checked) when the pool is built
     except ConfigError as exc:
         raise TrainingConfigError(f"{source}: self_play.search_spec={brief(spec)}: {exc}") from None
+    teacher = cfg["imitation"]["teacher"]
+    if teacher not in ("heuristic", "random"):
+        try:
+            parse_search_spec(teacher)
+        except ConfigError as exc:
+            raise TrainingConfigError(f"{source}: imitation.teacher={brief(teacher)}: choose heuristic, random or "
+                                      f"a search spec ({exc})") from None
     alg = cfg["algorithm"]
     rollout = alg["n_envs"] * alg["n_steps"]
     if alg["batch_size"] > rollout:

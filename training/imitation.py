@@ -1,7 +1,8 @@
 """Warm start by imitation: fit the fresh policy to a teacher bot's moves before self-play PPO.
 
 Config section ``imitation`` (``games: 0`` turns it off). The teacher (each game's heuristic bot,
-or random) plays ``games`` whole games in every seat; every decision with a real choice (two or
+random, or the search bot: ``search:model=zoo,sims=100`` searches with a trained policy as prior and
+value, so imitating it is a step of expert iteration) plays ``games`` whole games in every seat; every decision with a real choice (two or
 more legal actions) becomes one example: the deciding seat's own observation and mask, the
 teacher's action, and that seat's final return discounted by ``gamma`` per later decision of the
 seat (the critic's target, so PPO starts with a value function that fits the play it starts from).
@@ -40,7 +41,7 @@ class Demonstrations:
 
 def collect(game: Game, games: int, teacher: str, gamma: float, seed: int) -> Demonstrations:
     """Play ``games`` games with the teacher in every seat; one example per real choice."""
-    make_teacher = baseline(teacher, game.env_id).agent  # seed -> a fresh agent
+    make_teacher = baseline(teacher, game.env_id, game=game).agent  # seed -> a fresh agent
     rng = np.random.default_rng(seed)
     obs, masks, actions, returns = [], [], [], []
     limit = game.max_decisions()

@@ -90,3 +90,29 @@ def test_a_run_with_imitation_records_the_warm_start(tmp_path):
 def test_bad_imitation_settings_are_refused_by_name(bad, word):
     with pytest.raises(TrainingConfigError, match=word):
         validate({"game": {"env_id": "cabula_v0"}, "imitation": bad})
+
+
+def test_the_search_bot_can_teach_one_step_of_expert_iteration():
+    from kabenvs.agents.search import search_agent_from_spec
+
+    game = make_game("kabaleo_v0", num_players=2)
+    spec = "search:sims=6"
+    demos = collect(game, 1, spec, gamma=1.0, seed=5)
+    rng = np.random.default_rng(5)  # the same draws as collect: the deal, then one seed per seat
+    state = game.new_state(np.random.default_rng(int(rng.integers(2**63))))
+    bots = [search_agent_from_spec(spec, game, seed=int(rng.integers(2**31))) for _ in range(2)]
+    k = 0
+    while state.current_player is not None:
+        p = state.current_player
+        d = Decision(p, state)
+        a = int(bots[p].act(d))
+        if len(d.legal_actions) > 1:
+            assert demos.actions[k] == a  # the examples are the search's own choices
+            k += 1
+        state.apply(a)
+    assert k == len(demos) > 5
+    cfg = validate({"game": {"env_id": "kabaleo_v0"}, "imitation": {"games": 10, "teacher": "search:model=zoo,sims=50"}})
+    assert cfg["imitation"]["teacher"] == "search:model=zoo,sims=50"
+    with pytest.raises(TrainingConfigError, match=r"imitation.teacher='search:sims=0': choose heuristic, random or a "
+                                                  r"search spec \(search option sims=0 must be an integer >= 1\)"):
+        validate({"game": {"env_id": "kabaleo_v0"}, "imitation": {"teacher": "search:sims=0"}})
