@@ -35,23 +35,31 @@ def test_examples_are_the_teachers_real_choices_with_discounted_returns():
     assert np.isclose(np.abs(demos.returns).max(), 1.0)
 
 
-def test_examples_replay_the_teachers_moves_from_each_seats_own_view():
-    game = make_game("kabaleo_v0", num_players=3)
-    demos = collect(game, 1, "heuristic", gamma=1.0, seed=11)
-    rng = np.random.default_rng(11)
+def replay_one_game(game, seed: int, make_bot):
+    """The teacher's game ``collect(game, 1, ..., seed=seed)`` played again (the same draws: the
+    deal, then one seed per seat): its real choices as (observation, action), and the end."""
+    rng = np.random.default_rng(seed)
     state = game.new_state(np.random.default_rng(int(rng.integers(2**63))))
-    bots = [heuristic_agent("kabaleo_v0", seed=int(rng.integers(2**31))) for _ in range(3)]
-    k = 0
+    bots = [make_bot(int(rng.integers(2**31))) for _ in range(game.num_players)]
+    choices = []
     while state.current_player is not None:
         p = state.current_player
         d = Decision(p, state)
         a = int(bots[p].act(d))
         if len(d.legal_actions) > 1:
-            np.testing.assert_array_equal(demos.obs[k], state.observation(p))
-            assert demos.actions[k] == a
-            k += 1
+            choices.append((state.observation(p), a))
         state.apply(a)
-    assert k == len(demos)
+    return choices, state
+
+
+def test_examples_replay_the_teachers_moves_from_each_seats_own_view():
+    game = make_game("kabaleo_v0", num_players=3)
+    demos = collect(game, 1, "heuristic", gamma=1.0, seed=11)
+    choices, state = replay_one_game(game, 11, lambda seed: heuristic_agent("kabaleo_v0", seed=seed))
+    assert len(choices) == len(demos)
+    for k, (obs, action) in enumerate(choices):
+        np.testing.assert_array_equal(demos.obs[k], obs)
+        assert demos.actions[k] == action
     winners = state.returns()
     assert all(r in (winners[p] for p in range(3)) for r in demos.returns)
 
@@ -98,19 +106,8 @@ def test_the_search_bot_can_teach_one_step_of_expert_iteration():
     game = make_game("kabaleo_v0", num_players=2)
     spec = "search:sims=6"
     demos = collect(game, 1, spec, gamma=1.0, seed=5)
-    rng = np.random.default_rng(5)  # the same draws as collect: the deal, then one seed per seat
-    state = game.new_state(np.random.default_rng(int(rng.integers(2**63))))
-    bots = [search_agent_from_spec(spec, game, seed=int(rng.integers(2**31))) for _ in range(2)]
-    k = 0
-    while state.current_player is not None:
-        p = state.current_player
-        d = Decision(p, state)
-        a = int(bots[p].act(d))
-        if len(d.legal_actions) > 1:
-            assert demos.actions[k] == a  # the examples are the search's own choices
-            k += 1
-        state.apply(a)
-    assert k == len(demos) > 5
+    choices, _ = replay_one_game(game, 5, lambda seed: search_agent_from_spec(spec, game, seed=seed))
+    assert [a for _, a in choices] == demos.actions.tolist() and len(choices) > 5  # the search's own choices
     cfg = validate({"game": {"env_id": "kabaleo_v0"}, "imitation": {"games": 10, "teacher": "search:model=zoo,sims=50"}})
     assert cfg["imitation"]["teacher"] == "search:model=zoo,sims=50"
     with pytest.raises(TrainingConfigError, match=r"imitation.teacher='search:sims=0': choose heuristic, random or a "
