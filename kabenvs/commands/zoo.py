@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -161,7 +163,7 @@ def add_agent(args) -> str:
     from kabenvs.agents.safe_model import fingerprints, read_safe_metadata, read_tensors, save_actor
     from kabenvs.core.files import atomic_write
     from kabenvs.core.registry import make_game
-    from kabenvs.zoo import MAX_BYTES, ZOO_DIR, agent_name
+    from kabenvs.zoo import MAX_BYTES, ZOO_DIR, ShippedAgent, agent_name
 
     if args.deals < 1:
         raise UsageError(f"--deals={args.deals} must be >= 1")
@@ -184,9 +186,7 @@ def add_agent(args) -> str:
     tensors, meta = read_tensors(file, trained)
     source = load_agent(file, trained).policy
     folder = ZOO_DIR if args.dir is None else args.dir
-    folder.mkdir(parents=True, exist_ok=True)
     name = agent_name(game.env_id, game.num_players)
-    target = folder / name
     card = {
         "name": name, "command": args.command.strip(), "note": args.note.strip(),
         "learner_steps": meta.get("num_timesteps"), "train_seconds": meta.get("train_seconds"),
@@ -195,31 +195,40 @@ def add_agent(args) -> str:
     }
     extra = {"zoo_card": card, "training_config": meta.get("config")}
     dtype = "float16" if args.float16 else "float32"
-    save_actor(meta["network"], tensors, target, game, extra=extra, value_network=meta.get("value_network"),
-               weights_dtype=dtype)
-    from kabenvs.zoo import ShippedAgent
+    # Built and measured in a staging folder, moved into the zoo only when complete: a refused or
+    # interrupted add leaves the agent already shipped for this game and count as it was.
+    stage = Path(tempfile.mkdtemp(prefix=f".adding-{name}-", dir=_made(folder)))
+    try:
+        staged = ShippedAgent(game.env_id, game.num_players, stage / name)
+        save_actor(meta["network"], tensors, staged.path, game, extra=extra,
+                   value_network=meta.get("value_network"), weights_dtype=dtype)
+        if staged.size > MAX_BYTES:
+            hint = "" if args.float16 else "; --float16 halves it"
+            raise UsageError(f"{name} would take {staged.size / 1e6:.2f} MB, over the zoo's "
+                             f"{MAX_BYTES / 1e6:.2f} MB limit{hint}")
+        card["bytes"] = staged.size
+        card["agreement_decisions"] = 512
+        card["agreement"] = round(_argmax_agreement(source, load_agent(staged.path, game).policy, game, 512), 4)
+        card["strength"] = _strength(game, staged.path, args.against, args.deals, args.seed)
+        # written again with the measured card: the same weights, bytes and sha256
+        _, written = save_actor(meta["network"], tensors, staged.path, game, extra=extra,
+                                value_network=meta.get("value_network"), weights_dtype=dtype)
+        if staged.size > MAX_BYTES:  # the card is small; this only guards a huge --note
+            raise UsageError(f"{name}'s metadata grew past the zoo's size limit: shorten --note")
+        atomic_write(staged.card, render_card(written))
+        shipped_agent = ShippedAgent(game.env_id, game.num_players, folder / name)
+        for src, dst in zip(staged.files + [staged.card], shipped_agent.files + [shipped_agent.card]):
+            src.chmod(0o644)  # package data every user of an install reads (atomic writes make 0600 files)
+            os.replace(src, dst)
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    return f"shipped {shipped_agent.label()} as {shipped_agent.path} ({shipped_agent.size / 1e6:.2f} MB)\n" + \
+        render_card(written)
 
-    shipped_agent = ShippedAgent(game.env_id, game.num_players, target)
-    size = shipped_agent.size
-    if size > MAX_BYTES:
-        for f in shipped_agent.files:
-            f.unlink(missing_ok=True)
-        hint = "" if args.float16 else "; --float16 halves it"
-        raise UsageError(f"{name} would take {size / 1e6:.2f} MB, over the zoo's {MAX_BYTES / 1e6:.2f} MB limit{hint}")
-    shipped_net = load_agent(target, game).policy
-    card["bytes"] = size
-    card["agreement_decisions"] = 512
-    card["agreement"] = round(_argmax_agreement(source, shipped_net, game, 512), 4)
-    card["strength"] = _strength(game, target, args.against, args.deals, args.seed)
-    # written again with the measured card: the same weights, bytes and sha256
-    _, written = save_actor(meta["network"], tensors, target, game, extra=extra,
-                            value_network=meta.get("value_network"), weights_dtype=dtype)
-    if shipped_agent.size > MAX_BYTES:  # the card itself is small; this only guards a huge note
-        raise UsageError(f"{name}'s metadata grew past the zoo's size limit: shorten --note")
-    atomic_write(shipped_agent.card, render_card(written))
-    for f in shipped_agent.files + [shipped_agent.card]:
-        f.chmod(0o644)  # package data every user of an install reads (atomic writes make 0600 files)
-    return f"shipped {shipped_agent.label()} as {target} ({shipped_agent.size / 1e6:.2f} MB)\n" + render_card(written)
+
+def _made(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def main(argv=None) -> int:

@@ -153,13 +153,26 @@ class _nothing:
 
 
 def test_zoo_add_refuses_an_agent_over_the_size_limit(saved, tmp_path, monkeypatch, capsys):
-    import kabenvs.zoo
-
-    monkeypatch.setattr(kabenvs.zoo, "MAX_BYTES", 1000)
+    monkeypatch.setattr(zoo, "MAX_BYTES", 1000)
     assert zoo_main(["add", str(saved), "--dir", str(tmp_path), "--command", "x", "--deals", "1"]) == 2
     err = capsys.readouterr().err
     assert "over the zoo's 0.00 MB limit; --float16 halves it" in err
     assert not list(tmp_path.iterdir())  # nothing half-written is left to be shipped
+
+
+def test_a_refused_or_interrupted_add_leaves_the_shipped_agent_as_it_was(zoo_dir, saved, monkeypatch, capsys):
+    before = {p.name: p.read_bytes() for p in zoo_dir.iterdir()}
+    monkeypatch.setattr(zoo, "MAX_BYTES", 1000)
+    assert zoo_main(["add", str(saved), "--dir", str(zoo_dir), "--command", "y", "--deals", "1"]) == 2
+    monkeypatch.undo()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt  # Ctrl-C while the strength games are played
+
+    monkeypatch.setattr("kabenvs.commands.zoo._strength", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        zoo_main(["add", str(saved), "--dir", str(zoo_dir), "--command", "y", "--deals", "1"])
+    assert {p.name: p.read_bytes() for p in zoo_dir.iterdir()} == before  # no staging folder left either
 
 
 def _tiny_model(path: Path, **options) -> Path:
