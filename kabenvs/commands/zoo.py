@@ -102,9 +102,9 @@ def _strength(game, target: Path, against: list[str], deals: int, seed: int) -> 
         row = report.rows()[0]
         seats = " ".join(["zoo"] + [kind] * (n - 1))
         rows.append({
-            "against": kind, "games": report.result.games, "win_rate": round(row["win_rate"], 4),
-            "ci95": [round(x, 4) for x in row["ci95"]], "mean_return": round(row["mean_return"], 4),
-            "even": round(1 / n, 4),
+            # unrounded, so the card prints what `kabenvs evaluate` prints for the same games
+            "against": kind, "games": report.result.games, "win_rate": row["win_rate"],
+            "ci95": list(row["ci95"]), "mean_return": row["mean_return"], "even": 1 / n,
             "command": f"kabenvs evaluate {seats} --game {game.env_id} --players {n} --deals {deals} --seed {seed}",
         })
     return rows
