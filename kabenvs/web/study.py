@@ -7,7 +7,7 @@ participant plays, and how games are arranged::
     game: kabaleo_v0              # env id
     players: 2                    # the human takes one seat, the agent of that game all others
     options: {mode: random}       # the game's own options (not num_players)
-    agents: [heuristic, random]   # seat specs as in the lobby: heuristic, random, search[:...], model:NAME
+    agents: [heuristic, random]   # seat specs as in the lobby: heuristic, random, search[:...], zoo, model:NAME
     games_per_participant: 6
     seat_rotation: true           # the human's seat moves on with every round of agents
     deal_pairing: true            # each deal is played against every agent (and by every participant)
@@ -123,7 +123,7 @@ def validate_study(raw: Any, source: str = "study") -> Study:
     agents = raw["agents"]
     if not isinstance(agents, list) or not agents or not all(isinstance(a, str) and a for a in agents):
         raise _bad(source, "agents", agents,
-                   "give a non-empty list of seat specs (heuristic, random, search, model:NAME)")
+                   "give a non-empty list of seat specs (heuristic, random, search, zoo, model:NAME)")
     if "human" in agents:
         raise _bad(source, "agents", agents, "the agents are what humans play against: 'human' is not one")
     n = raw["games_per_participant"]
