@@ -264,6 +264,27 @@ def test_the_lobby_seats_the_search_bot_with_its_settings_and_shows_errors(brows
     assert page.errors == [e for e in page.errors if "400" in e]  # only the refused start
 
 
+def test_the_lobby_offers_the_shipped_agent_only_where_one_ships(browser, server):
+    from kabenvs.zoo import shipped
+
+    env_id, players = shipped()[0].env_id, shipped()[0].num_players
+    page, p = _lobby(browser, server, env_id)
+    p.select_option("#players", str(players))
+    assert "zoo" in p.locator("#seat-1 option").all_inner_texts()
+    p.select_option("#seat-1", "zoo")
+    p.click("#start")
+    p.wait_for_selector("#result:not([hidden])")
+    page.goto(server.url + p.locator("a.seat-link").first.get_attribute("href"))
+    assert f"{env_id}-{players}p" in page.page.locator("#seats").inner_text()  # the shipped agent sits there
+    none_at = [n for n in range(1, 7) if not any(a.env_id == env_id and a.num_players == n for a in shipped())]
+    page, p = _lobby(browser, server, env_id)
+    counts = p.locator("#players option").all_inner_texts()
+    missing = next((str(n) for n in none_at if str(n) in counts), None)
+    if missing is not None:  # a player count of this game with no shipped agent: not offered
+        p.select_option("#players", missing)
+        assert "zoo" not in p.locator("#seat-1 option").all_inner_texts()
+
+
 @pytest.mark.parametrize("env_id", ["alakazum_v0", "kabaal_v0"])
 def test_a_thing_whose_name_holds_a_plus_is_played_by_one_click(browser, server, env_id):
     """A key is never split: Alakazum!'s "Die potion +1" and Kabaal's "5+" are one thing each, and
