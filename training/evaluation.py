@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from kabenvs.agents import RandomAgent
-from kabenvs.agents.arena import MatchResult, play_deal, play_match
+from kabenvs.agents.arena import MatchResult, MoveClock, play_deal, play_match
 from kabenvs.core.errors import ConfigError
 from kabenvs.core.game import Game, State
 
@@ -93,6 +93,7 @@ class Report:
     competitors: list[Competitor]
     result: MatchResult
     ratings: list[dict[str, float]] | None
+    ms_per_move: list[float | None] | None = None  # CPU ms per real decision, when timed
 
     @property
     def num_players(self) -> int:
@@ -111,6 +112,8 @@ class Report:
             }
             if self.ratings is not None:
                 row["openskill"] = self.ratings[i]
+            if self.ms_per_move is not None:
+                row["cpu_ms_per_move"] = self.ms_per_move[i]
             out.append(row)
         return out
 
@@ -130,11 +133,16 @@ class Report:
         opts = ", ".join(f"{k}={v}" for k, v in self.game_config.items())
         head = f"{self.env_id} ({opts}): {self.result.games} games ({self.deals} deals x {self.num_players} seatings), seed {self.seed}"
         rating_head = f" {'OpenSkill':>10}" if self.ratings is not None else ""
-        lines = [head, f"{'agent':<28} {'win rate':>8} {'95% CI':>15} {'mean return':>11}{rating_head}"]
+        ms_head = f" {'CPU ms/move':>11}" if self.ms_per_move is not None else ""
+        lines = [head, f"{'agent':<28} {'win rate':>8} {'95% CI':>15} {'mean return':>11}{rating_head}{ms_head}"]
         for i, row in enumerate(self.rows()):
             lo, hi = row["ci95"]
             rating = f" {row['openskill']['ordinal']:>10.2f}" if self.ratings is not None else ""
-            lines.append(f"{row['name'][:28]:<28} {row['win_rate']:>8.3f} [{lo:.3f}, {hi:.3f}] {row['mean_return']:>11.3f}{rating}")
+            ms = ""
+            if self.ms_per_move is not None:
+                ms = f" {'-' if row['cpu_ms_per_move'] is None else format(row['cpu_ms_per_move'], '.1f'):>11}"
+            lines.append(f"{row['name'][:28]:<28} {row['win_rate']:>8.3f} [{lo:.3f}, {hi:.3f}] {row['mean_return']:>11.3f}"
+                         f"{rating}{ms}")
         if len(self.competitors) == self.num_players:
             lines.append(f"even play would give each {1 / self.num_players:.3f}; shared wins count 1/k each")
         elif len(self.competitors) < self.num_players:
@@ -157,11 +165,16 @@ def evaluate(
     on_game: Callable[[State, list[int], int], None] | None = None,
     ratings: bool = True,
     games=None,
+    time_moves: bool = False,
 ) -> Report:
     """Play ``deals`` deals, each once per seat rotation; ratings when every seat has its own agent.
 
-    ``games`` plays them elsewhere (``parallel_games``); the report is the same as the serial one."""
+    ``games`` plays them elsewhere (``parallel_games``); the report is the same as the serial one.
+    ``time_moves`` (serial play only) measures each competitor's CPU ms per decision with a choice."""
     rater = Ratings([c.name for c in competitors]) if ratings and len(competitors) >= 2 else None
+    clocks = [MoveClock() for _ in competitors] if time_moves and games is None else None
+    agents = [c.agent for c in competitors] if clocks is None else \
+        [clock.wrap(c.agent) for clock, c in zip(clocks, competitors)]
 
     def each_game(state: State, seating: list[int], deal_seed: int) -> None:
         if rater is not None:
@@ -170,13 +183,14 @@ def evaluate(
             on_game(state, seating, deal_seed)
 
     result = play_match(
-        game, [c.agent for c in competitors], deals, seed=seed, names=[c.name for c in competitors],
+        game, agents, deals, seed=seed, names=[c.name for c in competitors],
         on_game=each_game, games=games,
     )
     usable = rater is not None and len(competitors) == game.num_players
     return Report(
         env_id=game.env_id, game_config=game.config.to_dict(), deals=deals, seed=seed,
         competitors=competitors, result=result, ratings=rater.as_dicts() if usable else None,
+        ms_per_move=None if clocks is None else [c.ms_per_move() for c in clocks],
     )
 
 

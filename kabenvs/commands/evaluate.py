@@ -67,6 +67,9 @@ def parse_args(argv):
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--log", metavar="FILE", help="append every game to this game log (JSON lines)")
     p.add_argument("--human-log", nargs="+", metavar="LOG", help="summarise games played by humans from game logs")
+    p.add_argument("--time-moves", action="store_true",
+                   help="also report each competitor's CPU milliseconds per decision with a choice (the ladder always "
+                   "does); timings vary from run to run, so the output is no longer the same for the same seed")
     p.add_argument("--ladder", action="store_true",
                    help="a tournament of the SEATs: every group of PLAYERS distinct competitors plays --deals deals; "
                    "one OpenSkill rating each, ranked")
@@ -203,6 +206,8 @@ def run(args) -> int:
         raise UsageError(f"--deals={args.deals} must be >= 1")
     if args.workers < 1:
         raise UsageError(f"--workers={args.workers} must be >= 1")
+    if args.time_moves and args.workers > 1:
+        raise UsageError("--time-moves times the moves in this process; drop --workers")
     from kabenvs.agents.search import is_search_spec
     ev = training_module("evaluation")
     BASELINES, evaluate, game_logger = ev.BASELINES, ev.evaluate, ev.game_logger
@@ -239,7 +244,8 @@ def run(args) -> int:
                                        seats=list(args.seats), seed=args.seed, stochastic=args.stochastic,
                                        trust_pickle=args.trust_pickle)
             games = ev.parallel_games(recipe, args.workers, backend=args.backend)
-        report = evaluate(game, comps, args.deals, seed=args.seed, on_game=each_game, games=games)
+        report = evaluate(game, comps, args.deals, seed=args.seed, on_game=each_game, games=games,
+                          time_moves=args.time_moves)
     return print_report(report, args, report.result.games)
 
 

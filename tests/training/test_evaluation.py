@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -170,3 +171,18 @@ def test_solo_games_compare_each_agent_alone_on_the_same_deals():
 
     table = final_table(game, reps, 1.0, 10)
     assert "trained agent" in table and "random" in table
+
+
+def test_time_moves_reports_each_competitors_cpu_ms_per_move(capsys):
+    from kabenvs.commands.evaluate import main
+
+    base = ["search:sims=8", "random", "--game", "kabaleo_v0", "--deals", "2"]
+    assert main(base + ["--json"]) == 0
+    assert "cpu_ms_per_move" not in capsys.readouterr().out  # off by default: same seed, same output
+    assert main(base + ["--json", "--time-moves"]) == 0
+    rows = {r["name"]: r["cpu_ms_per_move"] for r in json.loads(capsys.readouterr().out)["competitors"]}
+    assert rows["search:sims=8"] > rows["random"] > 0
+    assert main(base + ["--time-moves"]) == 0
+    assert "CPU ms/move" in capsys.readouterr().out
+    assert main(base + ["--time-moves", "--workers", "2"]) == 2
+    assert "drop --workers" in capsys.readouterr().err
