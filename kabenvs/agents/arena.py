@@ -151,6 +151,8 @@ class _Timed:
         return action
 
     def __getattr__(self, name):  # reseed, name, ... of the agent itself
+        if name == "agent":  # not set yet (a copy being built): no endless lookup
+            raise AttributeError(name)
         return getattr(self.agent, name)
 
 

@@ -448,6 +448,19 @@ def read_safe_metadata(path: str | os.PathLike) -> dict[str, Any]:
 def load_safe(path: str | os.PathLike, game: Game) -> tuple[ActorNetwork, dict[str, Any], Path]:
     """Load a safe model for ``game``: ``(network, metadata, weights path)``. Every problem is a
     one-line ``ModelLoadError``."""
+    tensors, meta, weights_path = _read_checked(path, game)
+    return build_actor(meta, tensors), meta, weights_path
+
+
+def read_tensors(path: str | os.PathLike, game: Game) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A safe model's checked tensors, as float32, and its metadata (what ``load_safe`` builds
+    the network from): for writing the same network again, e.g. in half precision."""
+    tensors, meta, _ = _read_checked(path, game)
+    return tensors, meta
+
+
+def _read_checked(path: str | os.PathLike, game: Game) -> tuple[dict[str, Any], dict[str, Any], Path]:
+    """Every check ``load_safe`` promises, once: ``(float32 tensors, metadata, weights path)``."""
     weights_path, meta_path = safe_paths(path)
     if not weights_path.is_file():
         raise ModelLoadError(f"model weights file {str(weights_path)!r} does not exist")
@@ -465,17 +478,8 @@ def load_safe(path: str | os.PathLike, game: Game) -> tuple[ActorNetwork, dict[s
         )
     tensors = _parse_tensors(data, weights_path)
     _check_tensors(tensors, expected_shapes(meta), weights_path, meta.get("weights_dtype", "float32"))
-    tensors = {k: v.float() for k, v in tensors.items()}  # the network computes in float32
-    return build_actor(meta, tensors), meta, weights_path
-
-
-def read_tensors(path: str | os.PathLike, game: Game) -> tuple[dict[str, Any], dict[str, Any]]:
-    """A safe model's checked tensors, as float32, and its metadata (what ``load_safe`` builds
-    the network from): for writing the same network again, e.g. in half precision."""
-    network, meta, _ = load_safe(path, game)
-    weights_path, _ = safe_paths(path)
-    tensors = _parse_tensors(weights_path.read_bytes(), weights_path)
-    return {k: v.float().contiguous() for k, v in tensors.items()}, meta
+    # the network computes in float32 (a float32 file's tensors are returned as they are)
+    return {k: v.float().contiguous() for k, v in tensors.items()}, meta, weights_path
 
 
 def _parse_tensors(data: bytes, path: Path) -> dict[str, Any]:

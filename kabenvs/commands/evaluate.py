@@ -143,21 +143,17 @@ def build_competitors(args, game):
     for i, seat in enumerate(args.seats):
         seen[seat] = seen.get(seat, 0) + 1
         suffix = f"#{seen[seat]}" if counts[seat] > 1 else ""
-        if is_zoo_spec(seat):
-            try:
-                path = zoo_model_path(game)
-            except ConfigError as exc:
-                raise UsageError(str(exc)) from None
-            agent = load_agent(path, game, seed=args.seed + 1000 * i, deterministic=not args.stochastic)
-            agent.name = f"zoo{suffix}"
-            comps.append(Competitor(agent.name, agent, agent.seat_info()))
-        elif seat in BASELINES or is_search_spec(seat):
+        if seat in BASELINES or is_search_spec(seat):
             comps.append(baseline(seat, game.env_id, name=f"{seat}{suffix}", game=game,
                                   trust_pickle=args.trust_pickle))
-        else:
-            agent = load_agent(seat, game, seed=args.seed + 1000 * i, deterministic=not args.stochastic,
+        else:  # a model file, or the shipped one ('zoo'), which plays under that name
+            try:
+                path = zoo_model_path(game) if is_zoo_spec(seat) else seat
+            except ConfigError as exc:
+                raise UsageError(str(exc)) from None
+            agent = load_agent(path, game, seed=args.seed + 1000 * i, deterministic=not args.stochastic,
                                trust_pickle=args.trust_pickle)
-            agent.name = f"{agent.name}{suffix}"
+            agent.name = f"{'zoo' if is_zoo_spec(seat) else agent.name}{suffix}"
             comps.append(Competitor(agent.name, agent, agent.seat_info()))
     return comps
 

@@ -66,18 +66,31 @@ def list_agents(directory: Path | None) -> str:
         return "no shipped agents in this install"
     lines = [f"{'game':<14} {'players':>7} {'size':>8} {'steps':>10}  strength (win rate, 95% CI)"]
     for a in agents:
-        try:
-            card = json.loads(a.path.with_suffix(".json").read_text(encoding="utf-8")).get("zoo_card", {})
-        except (OSError, ValueError):
-            card = {}
-        strength = "; ".join(
-            f"vs {r['against']} {r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
-            for r in card.get("strength", []) if isinstance(r, dict) and {"against", "win_rate", "ci95"} <= set(r)
-        ) or "not measured"
-        steps = card.get("learner_steps")
-        lines.append(f"{a.env_id:<14} {a.num_players:>7} {a.size / 1e6:>6.2f}MB {steps if steps is not None else '?':>10}"
-                     f"  {strength}")
+        steps, strength = _card_summary(a.path.with_name(a.path.name + ".json"))
+        lines.append(f"{a.env_id:<14} {a.num_players:>7} {a.size / 1e6:>6.2f}MB {steps:>10}  {strength}")
     return "\n".join(lines)
+
+
+def _card_summary(meta_path: Path) -> tuple[str, str]:
+    """``(learner steps, strength)`` as text from an agent's metadata; a file that is unreadable or
+    not what ``add`` writes says so in its row instead of stopping the listing (loading the agent
+    is what checks it in full)."""
+    def is_num(x) -> bool:
+        return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+    try:
+        card = json.loads(meta_path.read_text(encoding="utf-8")).get("zoo_card")
+        if not isinstance(card, dict):
+            raise ValueError
+    except (OSError, ValueError, AttributeError):
+        return "?", "no readable model card"
+    rows = [r for r in card.get("strength", []) if isinstance(r, dict) and isinstance(r.get("against"), str)
+            and is_num(r.get("win_rate")) and isinstance(r.get("ci95"), list) and len(r["ci95"]) == 2
+            and all(map(is_num, r["ci95"]))] if isinstance(card.get("strength"), list) else []
+    strength = "; ".join(f"vs {r['against'][:20]} {r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
+                         for r in rows) or "not measured"
+    steps = card.get("learner_steps")
+    return (str(steps) if isinstance(steps, int) else "?"), strength
 
 
 # -- add ------------------------------------------------------------------------------------------------
@@ -160,7 +173,7 @@ def render_card(meta: dict[str, Any]) -> str:
 
 def add_agent(args) -> str:
     from kabenvs.agents.policy import load_agent, model_kind
-    from kabenvs.agents.safe_model import fingerprints, read_safe_metadata, read_tensors, save_actor
+    from kabenvs.agents.safe_model import build_actor, fingerprints, read_safe_metadata, read_tensors, save_actor
     from kabenvs.core.files import atomic_write
     from kabenvs.core.registry import make_game
     from kabenvs.zoo import MAX_BYTES, ZOO_DIR, ShippedAgent, agent_name
@@ -184,7 +197,7 @@ def add_agent(args) -> str:
                          f"agent plays the game's default options at its player count (only {list(PAYOFF_OPTIONS)}, "
                          "which changes no observation, move or rule, may differ)")
     tensors, meta = read_tensors(file, trained)
-    source = load_agent(file, trained).policy
+    source = build_actor(meta, tensors)
     folder = ZOO_DIR if args.dir is None else args.dir
     name = agent_name(game.env_id, game.num_players)
     card = {

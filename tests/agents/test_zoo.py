@@ -128,6 +128,17 @@ def test_zoo_list_names_each_agent_with_its_strength(zoo_dir, capsys):
     assert "no shipped agents" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("content", ["[1, 2]", "{not json", '{"zoo_card": 3}',
+                                     '{"zoo_card": {"strength": [{"against": "x", "win_rate": "high", "ci95": []}]}}'])
+def test_zoo_list_names_a_broken_card_in_its_row(zoo_dir, capsys, content):
+    (zoo_dir / "kabaleo_v0-2p.json").write_text(content)
+    assert zoo_main(["list", "--dir", str(zoo_dir)]) == 0
+    row = capsys.readouterr().out.splitlines()[1]
+    assert row.startswith("kabaleo_v0") and ("no readable model card" in row or "not measured" in row)
+    with pytest.raises(ModelLoadError, match="^[^\n]*kabaleo_v0-2p[^\n]*$"):  # loading it: refused in one line
+        agent_factory("zoo", make_game("kabaleo_v0", num_players=2))
+
+
 @pytest.mark.parametrize("argv, words", [
     (["add", "MISSING", "--command", "x"], "model 'MISSING' does not exist"),
     (["add", "SAVED.zip", "--command", "x"], "is not a safe model (NAME.safetensors + NAME.json); export it first"),
