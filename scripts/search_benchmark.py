@@ -12,6 +12,12 @@ simulations (iterations: one world, one walk down the tree, one rollout) per sec
 ``--versus KIND``: the search bot against ``KIND`` (``heuristic`` or ``random``) at 2 players,
 deals paired with the seats swapped (``kabenvs.agents.arena.play_match``, one deal at a time so
 that ``--budget`` seconds per game can stop it early; the table says how many deals were played).
+
+``--oracle`` (with ``--versus``): a diagnostic, not a fair player. The search seat's worlds are
+copies of the real state (every hand, and the order of a face-down deck where the game stores
+one; future dice from a fresh generator), so it searches with perfect information. What it wins
+bounds what hidden information costs the search at that budget: where even the oracle stays
+near the baseline, the baseline is close to the best the game's luck allows at that budget.
 """
 
 from __future__ import annotations
@@ -35,13 +41,44 @@ def largest_table(env_id: str) -> int:
     return max(counts)
 
 
-def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: int) -> dict:
+class _SeesEverything:
+    """The real state, except that every world it is asked for is a copy of itself with a fresh
+    generator for the future's chance (``--oracle``)."""
+
+    def __init__(self, state) -> None:
+        self._state = state
+
+    def resample_hidden(self, player, rng):
+        from kabenvs.agents.search.tree import fresh_generator
+
+        world = self._state.clone()
+        world.rng = fresh_generator(rng)
+        return world
+
+    def __getattr__(self, name):
+        return getattr(self._state, name)
+
+
+def oracle_agent(agent):
+    """``agent`` (a SearchAgent) searching real-state copies instead of resampled worlds."""
+    plain = agent.search
+    agent.search = lambda state, me: plain(_SeesEverything(state), me)
+    return agent
+
+
+def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: int,
+           oracle: bool = False) -> dict:
     from kabenvs.agents import RandomAgent, heuristic_agent
     from kabenvs.agents.arena import MoveClock, play_match, wilson_interval
 
     game = make_game(env_id, num_players=2)
     clock = MoveClock()  # CPU time of the search's real decisions (more than one legal move)
-    searcher = clock.wrap(lambda s: search_agent_from_spec(spec, game, seed=s))  # model=zoo: the 2-player agent
+
+    def make(s: int):
+        agent = search_agent_from_spec(spec, game, seed=s)  # model=zoo: the 2-player agent
+        return oracle_agent(agent) if oracle else agent
+
+    searcher = clock.wrap(make)
 
     def other(s: int):
         return heuristic_agent(env_id, s) if kind == "heuristic" else RandomAgent(s)
@@ -60,7 +97,7 @@ def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: i
         ret += r.total_return[0]
         played += 1
     lo, hi = wilson_interval(wins, int(games))
-    return {"env_id": env_id, "spec": spec, "versus": kind, "deals": played, "games": int(games),
+    return {"env_id": env_id, "spec": spec, "oracle": oracle, "versus": kind, "deals": played, "games": int(games),
             "win_rate": round(wins / games, 3), "ci95": [round(lo, 3), round(hi, 3)],
             "mean_return": round(ret / games, 3), "truncated": int(truncated),
             "cpu_ms_per_move": round(clock.ms_per_move() or 0.0, 1), "moves": clock.moves,
@@ -75,15 +112,19 @@ def main(argv=None) -> int:
     p.add_argument("--versus", choices=("heuristic", "random"), help="play this baseline instead of timing")
     p.add_argument("--deals", type=int, default=20, help="--versus: paired deals per game")
     p.add_argument("--budget", type=float, default=1e9, help="--versus: seconds per game before stopping early")
+    p.add_argument("--oracle", action="store_true",
+                   help="--versus: the search sees the real state (a diagnostic of what hidden information costs, not a fair player)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    if args.oracle and not args.versus:
+        p.error("--oracle goes with --versus (it changes who plays, not the speed rows)")
     parse_search_spec(args.spec)  # a bad spec fails before any work
     rows = []
     for env_id in args.env:
         if args.versus:
-            row = versus(env_id, args.spec, args.versus, args.deals, args.budget, args.seed)
-            line = (f"{env_id:<12} {row['deals']:>3} deals {row['games']:>3} games  win rate {row['win_rate']:.3f} "
+            row = versus(env_id, args.spec, args.versus, args.deals, args.budget, args.seed, args.oracle)
+            line = (f"{env_id:<12} {'oracle ' if args.oracle else ''}{row['deals']:>3} deals {row['games']:>3} games  win rate {row['win_rate']:.3f} "
                     f"[{row['ci95'][0]:.3f}, {row['ci95'][1]:.3f}]  mean return {row['mean_return']:+.3f}  "
                     f"{row['cpu_ms_per_move']:.0f} CPU ms/move over {row['moves']} moves  ({row['seconds']:.0f} s)")
         else:

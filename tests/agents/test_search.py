@@ -444,3 +444,39 @@ def test_play_cli_seats_a_search_bot_and_logs_it(tmp_path):
 def test_bad_arguments_are_refused(kwargs, word):
     with pytest.raises(ConfigError, match=word):
         SearchAgent(**kwargs)
+
+
+# -- the oracle diagnostic of scripts/search_benchmark.py -----------------------------------------
+def _search_benchmark_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "search_benchmark.py"
+    spec = importlib.util.spec_from_file_location("search_benchmark_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_oracle_reads_the_others_cards_where_the_fair_search_cannot():
+    """Holding 5, the fair search gives one move whatever the other holds (test above); the
+    oracle (a diagnostic that searches copies of the real state) stakes against a 2 and not
+    against an 8."""
+    script = _search_benchmark_script()
+    game = _HighCardGame(num_players=2)
+    stake, safe = game.catalog.id("stake"), game.catalog.id("safe")
+    for other, best in ((2, stake), (8, safe)):
+        state = game.new_state(1)
+        state.cards = [5, other]
+        state.touch()
+        agent = script.oracle_agent(SearchAgent(seed=4, sims=40))
+        assert _ask(agent, state) == best, (other, agent.last_stats)
+
+
+def test_the_oracle_plays_a_real_game_and_needs_versus(capsys):
+    script = _search_benchmark_script()
+    row = script.versus("kabaleo_v0", "search:sims=5", "random", deals=1, budget=60, seed=3, oracle=True)
+    assert row["oracle"] is True and row["games"] == 2
+    with pytest.raises(SystemExit):
+        script.main(["--oracle", "--env", "kabaleo_v0"])
+    assert "--oracle goes with --versus" in capsys.readouterr().err
