@@ -206,6 +206,11 @@ class State:
     # -- caches -------------------------------------------------------------------------------
     def _reset_caches(self) -> None:
         self._forget_legal()
+        # Set by a resampler on a world where its search for one that varies the other seats'
+        # hidden choices ran out of budget and it followed the real game's choices instead:
+        # such a world tells a search bot the truth, so the search draws another in its place
+        # (kabenvs.agents.search.tree.Worlds). A clone or a replay starts without the mark.
+        self._followed_truth = False
 
     def _forget_legal(self) -> None:
         """Drop the legality caches (after a move, or an edit by hand)."""

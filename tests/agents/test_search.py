@@ -11,6 +11,7 @@ import pytest
 
 from kabenvs.agents.base import Decision
 from kabenvs.agents.search import SearchAgent, parse_search_spec, search_agent_from_spec
+from kabenvs.agents.search.tree import Tree
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
 from kabenvs.core.errors import ConfigError
@@ -480,3 +481,63 @@ def test_the_oracle_plays_a_real_game_and_needs_versus(capsys):
     with pytest.raises(SystemExit):
         script.main(["--oracle", "--env", "kabaleo_v0"])
     assert "--oracle goes with --versus" in capsys.readouterr().err
+
+
+# -- worlds that followed the truth are replaced -------------------------------------------------
+class _GivingUpState(_HighCardState):
+    """High card whose resampler gives up every other call and returns the real cards, marked
+    as following the truth (as Cábula's and Alakazum!'s do when their budget runs out)."""
+
+    def resample_hidden(self, player, rng=None):
+        rng = np.random.default_rng(rng)
+        self._calls = getattr(self, "_calls", 0) + 1
+        world = self.clone()
+        if self._calls % 2 == 0:
+            world._followed_truth = True
+            return world
+        others = [c for c in range(10) if c != self.cards[player]]
+        drawn = rng.choice(others, size=self.num_players - 1, replace=False)
+        for q, c in zip([q for q in range(self.num_players) if q != player], drawn):
+            world.cards[q] = int(c)
+        return world
+
+
+@pytest.mark.parametrize("algo", ["ismcts", "pimc"])
+def test_a_world_that_followed_the_truth_is_replaced_by_an_earlier_draw(algo, monkeypatch):
+    """Half the worlds come back marked: the search walks none of them (each is replaced by a
+    copy of a usual world drawn before it), so it never reads the other's real card."""
+    game = _HighCardGame(num_players=2)
+    state = game.new_state(1)
+    state.__class__ = _GivingUpState
+    state.cards = [5, 7]
+    state.touch()
+    walked = []
+    plain = Tree.iterate
+
+    def spy(self, world, rng):
+        walked.append((world.cards[1], getattr(world, "_followed_truth", False)))
+        return plain(self, world, rng)
+
+    monkeypatch.setattr(Tree, "iterate", spy)
+    agent = SearchAgent(seed=2, sims=40, algo=algo, worlds=8 if algo == "pimc" else None)
+    _ask(agent, state)
+    source = agent.last_worlds
+    assert source.followed_truth >= 4 and source.replaced == source.followed_truth
+    assert not any(marked for _, marked in walked)
+    assert len({card for card, _ in walked}) > 1  # usual worlds vary the other card
+
+
+def test_a_marked_world_is_used_only_when_no_usual_world_was_drawn_yet():
+    from kabenvs.agents.search.tree import Worlds
+
+    game = _HighCardGame(num_players=2)
+    state = game.new_state(1)
+    state.__class__ = _GivingUpState
+    state.touch()
+    state._calls = 1  # the next call gives up
+    source = Worlds(state, 0)
+    rng = np.random.default_rng(0)
+    first = source.draw(rng)
+    assert first._followed_truth and source.replaced == 0
+    source.draw(rng)  # a usual world, kept
+    assert source.draw(rng)._followed_truth is False and source.replaced == 1

@@ -22,7 +22,7 @@ from kabenvs.agents.search.rollout import has_heuristic, heuristic_rollout, rand
 from kabenvs.agents.search.spec import (
     ALGOS, LEAVES, ROLLOUTS, canonical_name, check_options, is_search_spec, parse_search_spec,
 )
-from kabenvs.agents.search.tree import Prior, SearchSettings, Tree, ismcts, pimc
+from kabenvs.agents.search.tree import Prior, SearchSettings, Tree, Worlds, ismcts, pimc
 from kabenvs.core.errors import ConfigError, KabenvsError
 from kabenvs.core.game import Game, State
 
@@ -92,6 +92,7 @@ class SearchAgent:
         self.name = name or canonical_name({k: v for k, v in options.items() if (k, v) not in defaults})
         self.last_stats: dict[int, tuple[int, float]] = {}  # the last search's root: action -> (visits, mean)
         self.last_iterations = 0
+        self.last_worlds: Worlds | None = None  # the last search's world source (how many followed the truth)
         self._rollouts: dict[str, Any] = {}
 
     def act(self, decision: Decision) -> int:
@@ -118,11 +119,12 @@ class SearchAgent:
         def make_tree() -> Tree:
             return Tree(game.num_players, game.num_actions, settings, rollout, self.prior)
 
+        source = Worlds(state, me)
         if self.algo == "ismcts":
-            stats, done = ismcts(state, me, rng, make_tree, self.sims, self.time)
+            stats, done = ismcts(state, me, rng, make_tree, self.sims, self.time, source)
         else:
-            stats, done = pimc(state, me, rng, make_tree, self.sims, self.time, self.worlds)
-        self.last_stats, self.last_iterations = stats, done
+            stats, done = pimc(state, me, rng, make_tree, self.sims, self.time, self.worlds, source)
+        self.last_stats, self.last_iterations, self.last_worlds = stats, done, source
         return max(stats, key=lambda a: (stats[a][0], stats[a][1], -a))
 
     def _rollout_for(self, game: Game):

@@ -250,26 +250,60 @@ def budget_loop(sims: int | None, seconds: float | None):
             return
 
 
+class Worlds:
+    """The worlds of one search: ``state.resample_hidden(me, rng)``, except where the game marks
+    a world as following the real game's hidden choices (``_followed_truth``: its resampler ran
+    out of budget looking for one that varies them). Such a world would tell the search which
+    card went, so a copy of a world drawn earlier in this search the usual way (the first
+    ``KEEP`` are kept, each as likely as any other draw) is walked in its place, with a fresh
+    future. Only when no usual world has been drawn yet is the marked one used. The draws depend
+    only on the state and ``rng``, so a seeded search stays reproducible."""
+
+    KEEP = 16
+
+    def __init__(self, state: State, me: int) -> None:
+        self.state, self.me = state, me
+        self.kept: list[State] = []
+        self.followed_truth = 0  # marked worlds the resampler returned
+        self.replaced = 0  # of those, how many were replaced by a kept world
+
+    def draw(self, rng: np.random.Generator) -> State:
+        world = self.state.resample_hidden(self.me, rng)
+        if getattr(world, "_followed_truth", False):
+            self.followed_truth += 1
+            if self.kept:
+                world = self.kept[int(rng.integers(len(self.kept)))].clone()
+                world.rng = fresh_generator(rng)
+                self.replaced += 1
+        elif len(self.kept) < self.KEEP:
+            self.kept.append(world.clone())  # the search consumes the world it is given
+        return world
+
+
 def fresh_generator(rng: np.random.Generator) -> np.random.Generator:
     """A generator seeded from ``rng`` (the future chance of a world, drawn anew)."""
     return np.random.Generator(np.random.PCG64(int(rng.integers(0, 2**63))))
 
 
 def ismcts(state: State, me: int, rng: np.random.Generator, make_tree: Callable[[], Tree],
-           sims: int | None, seconds: float | None) -> tuple[dict[int, tuple[int, float]], int]:
+           sims: int | None, seconds: float | None,
+           source: Worlds | None = None) -> tuple[dict[int, tuple[int, float]], int]:
     """Single-observer ISMCTS from ``state`` for seat ``me``: (root statistics, iterations)."""
     tree = make_tree()
+    worlds = source if source is not None else Worlds(state, me)
     done = 0
     for _ in budget_loop(sims, seconds):
-        tree.iterate(state.resample_hidden(me, rng), rng)
+        tree.iterate(worlds.draw(rng), rng)
         done += 1
     return tree.root_counts(me, state.legal_actions()), done
 
 
 def pimc(state: State, me: int, rng: np.random.Generator, make_tree: Callable[[], Tree],
-         sims: int | None, seconds: float | None, worlds: int) -> tuple[dict[int, tuple[int, float]], int]:
+         sims: int | None, seconds: float | None, worlds: int,
+         source: Worlds | None = None) -> tuple[dict[int, tuple[int, float]], int]:
     """Determinized search: ``worlds`` fixed worlds, one UCT tree each, root visits summed."""
-    samples = [state.resample_hidden(me, rng) for _ in range(worlds)]
+    source = source if source is not None else Worlds(state, me)
+    samples = [source.draw(rng) for _ in range(worlds)]
     trees = [make_tree() for _ in samples]
     done = 0
     for i in budget_loop(sims, seconds):

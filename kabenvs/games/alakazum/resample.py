@@ -172,11 +172,13 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
         observed = _observed(state, p, origin, actions, hidden_steps[0])
         world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
                           hidden_steps, run_start, observed)
+    followed = world is None and bool(hidden_steps)  # the budget ran out: the real choices
     if world is None:
         world = _start_world(game, origin, fields, new_start)
         _follow(world, game, actions, taken, sigma, 0, len(actions))
     world.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
     world._reset_caches()
+    world._followed_truth = followed  # a search walks an earlier world instead (search.tree.Worlds)
     return world
 
 

@@ -214,6 +214,7 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     for a in actions[begin:]:
         world.apply(a)
     world.rng = np.random.default_rng(rng.integers(0, 2**63))
+    world._followed_truth = mode == "truth"  # a search walks an earlier world instead (search.tree.Worlds)
     return world
 
 

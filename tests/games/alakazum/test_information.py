@@ -208,3 +208,22 @@ def test_search_seats_rarely_get_a_world_that_falls_back_to_the_real_choices(mon
         state.apply(agents[state.current_player].act(Decision(state.current_player, state)))
     assert counts["worlds"] > 100
     assert counts["fell back"] <= counts["worlds"] // 10, counts
+
+
+def test_a_world_that_keeps_the_real_choices_for_lack_of_budget_is_marked(monkeypatch):
+    """Seat 2 saw player 0's hand, then a card went unseen: its worlds re-draw which. Built the
+    usual way a world is unmarked; when the re-drawing gives up (forced here) the world keeps the
+    real choice and says so (``_followed_truth``), so a search walks another in its place."""
+    from kabenvs.games.alakazum import resample
+
+    from .test_recall import gift, others_turns, two_known
+
+    _, s = two_known()
+    others_turns(s)
+    gift(s)
+    assert not s.resample_hidden(2, np.random.default_rng(0))._followed_truth
+    assert not s.resample_hidden(1, np.random.default_rng(0))._followed_truth  # it received the card
+    monkeypatch.setattr(resample, "_rechoose", lambda *args, **kwargs: None)
+    world = s.resample_hidden(2, np.random.default_rng(0))
+    assert world._followed_truth
+    assert not world.clone()._followed_truth  # the mark is the resampler's word on this world only
