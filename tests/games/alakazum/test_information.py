@@ -204,10 +204,18 @@ def test_search_seats_rarely_get_a_world_that_falls_back_to_the_real_choices(mon
     game = AlakazumGame(num_players=3)
     state = game.new_state(np.random.default_rng(3))
     agents = [SearchAgent(seed=10 + p, sims=2) for p in range(3)]
+    followed = replaced = 0
     while state.current_player is not None:
-        state.apply(agents[state.current_player].act(Decision(state.current_player, state)))
+        agent = agents[state.current_player]
+        agent.last_worlds = None
+        state.apply(agent.act(Decision(state.current_player, state)))
+        if agent.last_worlds is not None:  # the search's own count (search.tree.Worlds)
+            followed += agent.last_worlds.followed_truth
+            replaced += agent.last_worlds.replaced
     assert counts["worlds"] > 100
     assert counts["fell back"] <= counts["worlds"] // 10, counts
+    # every fallback a search drew was marked, and it walked a usual world instead where it had one
+    assert followed == counts["fell back"] and 0 < replaced <= followed, (followed, replaced, counts)
 
 
 def test_a_world_that_keeps_the_real_choices_for_lack_of_budget_is_marked(monkeypatch):
