@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +20,8 @@ from training.config import TrainingConfigError, validate
 from training.imitation import collect, fit
 from training.run import train
 from tests.training.test_smoke import tiny_config
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_examples_are_the_teachers_real_choices_with_discounted_returns():
@@ -113,3 +116,32 @@ def test_the_search_bot_can_teach_one_step_of_expert_iteration():
     with pytest.raises(TrainingConfigError, match=r"imitation.teacher='search:sims=0': choose heuristic, random or a "
                                                   r"search spec \(search option sims=0 must be an integer >= 1\)"):
         validate({"game": {"env_id": "kabaleo_v0"}, "imitation": {"teacher": "search:sims=0"}})
+
+
+def test_collecting_holds_one_copy_of_the_observations_at_a_time():
+    """The examples' observations are the largest part (Kabaal at 4 players: about 20 KB each,
+    half a million of them for 2000 games); collecting must not hold them twice at its peak.
+    Measured as the peak resident memory of a fresh process over its memory before collecting
+    (the final array is allocated before it is filled, so only resident pages tell)."""
+    import subprocess
+    import sys
+
+    code = """
+import numpy as np
+from kabenvs.core.registry import make_game
+from training.imitation import collect
+def kb(field):  # this process's own figures (ru_maxrss would carry the parent's peak over exec)
+    line = next(x for x in open("/proc/self/status") if x.startswith(field + ":"))
+    return int(line.split()[1]) * 1024
+game = make_game("kabaal_v0", num_players=4)
+collect(game, games=1, teacher="random", gamma=0.99, seed=1)  # imports and first-use costs
+before = max(kb("VmRSS"), kb("VmHWM"))
+demos = collect(game, games=12, teacher="random", gamma=0.99, seed=0)
+print(demos.obs.nbytes, kb("VmHWM") - before)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         cwd=str(ROOT))
+    assert out.returncode == 0, out.stderr[-2000:]
+    size, grown = map(int, out.stdout.split())
+    assert size > 50_000_000  # enough examples for the copies to dominate everything else
+    assert grown < 1.4 * size, (grown, size)
