@@ -541,3 +541,51 @@ def test_a_marked_world_is_used_only_when_no_usual_world_was_drawn_yet():
     assert first._followed_truth and source.replaced == 0
     source.draw(rng)  # a usual world, kept
     assert source.draw(rng)._followed_truth is False and source.replaced == 1
+
+
+# -- a near-certain prior and values on a small scale (norm=, temp=) --------------------------------
+def _nim_misled(scale: float, wrong_prob: float):
+    """Exact Nim values times ``scale`` (a score margin / 100 is on such a scale), and a policy
+    that puts ``wrong_prob`` on the losing move from 100 stones (uniform elsewhere)."""
+    def prior(state, player):
+        mover_wins = state.stones % 3 != 0
+        value = 1.0 if (player == state.current_player) == mover_wins else -1.0
+        probs = np.full(state.game.num_actions, 0.5)
+        if state.stones == 100:  # misled at the root only: taking 1 (to 99) wins, taking 2 loses
+            probs[:] = 1.0 - wrong_prob
+            probs[1] = wrong_prob
+        return probs / probs.sum(), scale * value
+    return prior
+
+
+def test_norm_lets_small_values_overrule_the_prior():
+    """Values 100 times smaller than the returns: the exploration term decides alone and the
+    search follows the misleading prior; compared as shares of their range (norm) they win."""
+    state = _NimGame(stones=100).new_state(0)  # taking 1 wins; no simulation reaches the end
+    plain = SearchAgent(seed=0, sims=300, prior=_nim_misled(0.01, 0.8))
+    assert _ask(plain, state) == 1, plain.last_stats
+    normed = SearchAgent(seed=0, sims=300, prior=_nim_misled(0.01, 0.8), norm=1)
+    assert _ask(normed, state) == 0, normed.last_stats
+
+
+def test_temp_softens_the_models_policy_and_keeps_its_order():
+    """temp=T: probabilities ~ exp(logit / T) of the same model (the shipped Kabaleo agent): the
+    top move stays on top with a lower share. temp= and norm= need a model."""
+    from kabenvs.agents.search import model_prior
+    from kabenvs.zoo import zoo_model_path
+
+    game = make_game("kabaleo_v0", num_players=2)
+    state = _position("kabaleo_v0", seed=2)
+    path = zoo_model_path(game)
+    sure, _ = model_prior(path, game)(state, state.current_player)
+    soft, _ = model_prior(path, game, temperature=4.0)(state, state.current_player)
+    legal = state.legal_actions()
+    assert int(np.argmax(soft)) == int(np.argmax(sure)) and soft.max() < sure.max()
+    logits = np.log(np.asarray(sure)[legal])
+    np.testing.assert_allclose(np.asarray(soft)[legal], np.exp(logits / 4) / np.exp(logits / 4).sum(), rtol=1e-5)
+    agent = search_agent_from_spec("search:model=zoo,sims=5,temp=4", game, seed=0)
+    assert agent.name == "search:sims=5,temp=4.0,model=zoo"
+    for spec, word in (("search:temp=2", "temp= needs model="), ("search:norm=1", "norm= needs model="),
+                       ("search:model=x,norm=2", "norm= must be 0 or 1"), ("search:model=x,temp=0", "temp")):
+        with pytest.raises(ConfigError, match=word):
+            parse_search_spec(spec)

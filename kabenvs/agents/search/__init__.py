@@ -49,7 +49,7 @@ class SearchAgent:
     def __init__(self, seed: int | None = None, sims: int | None = None, time: float | None = None,
                  algo: str = "ismcts", rollout: str = "random", c: float = DEFAULT_C,
                  worlds: int | None = None, prior: Prior | None = None, leaf: str | None = None,
-                 score: float = 0.0, name: str | None = None) -> None:
+                 score: float = 0.0, norm: int = 0, name: str | None = None) -> None:
         options = {"algo": algo, "rollout": rollout, "c": c, "score": score}
         if sims is not None:
             options["sims"] = sims
@@ -60,6 +60,10 @@ class SearchAgent:
         if leaf is not None:
             if prior is None:
                 raise ConfigError("search leaf= needs a prior (a model): without one leaves are rolled out")
+        if norm not in (0, 1, False, True):
+            raise ConfigError(f"search norm={norm!r} must be 0 or 1")
+        if norm and prior is None:
+            raise ConfigError("search norm= needs a prior (a model): it rescales PUCT's means")
         check_options(options)
         if sims is not None and (isinstance(sims, bool) or not isinstance(sims, int) or sims < 1):
             raise ConfigError(f"search sims={sims!r} must be an integer >= 1")
@@ -83,6 +87,7 @@ class SearchAgent:
         if not score >= 0:
             raise ConfigError(f"search score={score!r} must be a number >= 0")
         self.score = float(score)
+        self.norm = bool(norm)
         self.worlds = worlds if worlds is not None else DEFAULT_WORLDS
         self.prior = prior
         self.leaf = leaf if leaf is not None else ("value" if prior is not None else "rollout")
@@ -114,7 +119,7 @@ class SearchAgent:
         rollout = self._rollout_for(game)
         settings = SearchSettings(c=self.c, depth=1 if self.algo == "flat" else None,
                                   leaf_value=self.prior is not None and self.leaf == "value",
-                                  score=self.score)
+                                  score=self.score, norm=self.norm)
 
         def make_tree() -> Tree:
             return Tree(game.num_players, game.num_actions, settings, rollout, self.prior)
@@ -138,13 +143,15 @@ class SearchAgent:
         return self._rollouts[key]
 
 
-def model_prior(path: str, game: Game, trust_pickle: bool = False) -> Prior:
+def model_prior(path: str, game: Game, trust_pickle: bool = False, temperature: float = 1.0) -> Prior:
     """A ``prior`` from a trained model (``kabenvs.agents.policy.load_agent``): the policy's
     probabilities over the legal moves from the seat's own observation, and the critic's value
     where the model has one: a safe model saved with its value head (what training and
     ``kabenvs export`` write), or a trusted SB3 archive (``trust_pickle=True``). A safe model
     without one (older files, actor-only exports) gives None for the value and
-    ``prior.has_values`` is False: leaves are then rolled out."""
+    ``prior.has_values`` is False: leaves are then rolled out. ``temperature`` > 1 flattens the
+    probabilities (exp(logit / temperature)): trained policies are often near-certain (a top
+    move of 0.95-1.0), and PUCT then hardly visits anything else."""
     from kabenvs.agents.policy import load_agent, masked_logits, policy_values
     from kabenvs.agents.safe_model import ActorNetwork
 
@@ -160,7 +167,7 @@ def model_prior(path: str, game: Game, trust_pickle: bool = False) -> Prior:
         logits = masked_logits(policy, obs, state.legal_mask()[None, :])[0]
         finite = np.isfinite(logits)
         probs = np.zeros_like(logits, dtype=np.float64)
-        probs[finite] = np.exp(logits[finite] - logits[finite].max())
+        probs[finite] = np.exp((logits[finite] - logits[finite].max()) / temperature)
         return probs / probs.sum(), value
 
     prior.has_values = has_values
@@ -181,12 +188,13 @@ def search_agent_from_spec(
 
         game = env_id if isinstance(env_id, Game) else make_game(env_id)
         path = options.pop("model")
+        temperature = options.pop("temp", 1.0)
         if path == "zoo":  # the agent shipped for this game and player count (kabenvs.zoo)
             from kabenvs.zoo import zoo_model_path
 
             path = zoo_model_path(game)
         try:
-            prior = model_prior(path, game, trust_pickle=trust_pickle)
+            prior = model_prior(path, game, trust_pickle=trust_pickle, temperature=temperature)
         except KabenvsError as exc:  # a model that cannot be loaded is a bad spec value
             raise ConfigError(f"search model={path!r}: {exc}") from None
         if not prior.has_values:

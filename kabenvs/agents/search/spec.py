@@ -76,6 +76,10 @@ OPTIONS: dict[str, tuple[Any, str]] = {
     "score": (_float(0.0, strict=False), "weight of the final score margin added to the returns (default 0)"),
     "model": (_path, "a trained model giving priors and values (PUCT); zoo: the shipped agent"),
     "leaf": (_choice(LEAVES), "with a model: value new leaves by the model (default) or by a rollout"),
+    "norm": (_int(0), "with a model: 1 compares the means as shares of the tree's range of returns "
+                      "(MuZero's rescaling; for values on a small scale), 0 (default) as they are"),
+    "temp": (_float(0.0, strict=True), "with a model: prior temperature, probabilities ~ exp(logit / temp) "
+                                       "(default 1; above 1 a near-certain policy leaves the search room to disagree)"),
 }
 
 
@@ -114,6 +118,12 @@ def check_options(options: dict[str, Any]) -> None:
                           "(ismcts draws a new world every simulation)")
     if "leaf" in options and "model" not in options:
         raise ConfigError("search option leaf= needs model= (without a model, leaves are always rolled out)")
+    if options.get("norm", 0) not in (0, 1):
+        raise ConfigError(f"search option norm= must be 0 or 1, not {options['norm']}")
+    if "norm" in options and "model" not in options:
+        raise ConfigError("search option norm= needs model= (it rescales PUCT's means)")
+    if "temp" in options and "model" not in options:
+        raise ConfigError("search option temp= needs model= (it softens the model's policy prior)")
 
 
 def canonical_name(options: dict[str, Any]) -> str:

@@ -82,6 +82,7 @@ class SearchSettings:
     depth: int | None = None  # tree depth cap (1 = flat Monte Carlo); rollouts below it
     leaf_value: bool = False  # with a prior: evaluate new leaves by its values, not a rollout
     score: float = 0.0  # weight of the score margin added to the returns (games with scores)
+    norm: bool = False  # PUCT: rescale means to [0, 1] by the tree's range of returns (MuZero)
 
 
 class Tree:
@@ -95,6 +96,7 @@ class Tree:
         self.rollout = rollout
         self.prior = prior
         self.root = Node(num_players)
+        self.lo, self.hi = math.inf, -math.inf  # the range of the returns backed up so far (norm)
 
     # -- one iteration ----------------------------------------------------------------------
     def iterate(self, world: State, rng: np.random.Generator) -> None:
@@ -129,6 +131,9 @@ class Tree:
                 returns = self.returns(world)
                 break
             node = child
+        if self.settings.norm:
+            self.lo = min(self.lo, min(returns))
+            self.hi = max(self.hi, max(returns))
         for visited in path:
             visited.visits += 1
             v = visited.value
@@ -176,6 +181,9 @@ class Tree:
         c = self.settings.c
         priors = node.priors
         uniform = 1.0 / len(legal)
+        # norm: values on a small scale (a score margin / 100) would leave the choice to the
+        # exploration term, so the means are compared as shares of the range seen so far
+        span = self.hi - self.lo if self.settings.norm and self.hi > self.lo else 0.0
         best_a, best, best_score, best_new = legal[0], None, -math.inf, False
         for a in legal:
             child = children.get(base + a)
@@ -185,6 +193,8 @@ class Tree:
                 children[base + a] = child
             child.avail += 1
             q = child.value[p] / child.visits if child.visits else 0.0
+            if span > 0:
+                q = (q - self.lo) / span
             score = q + c * child.prior * math.sqrt(child.avail) / (1 + child.visits)
             if score > best_score:
                 best_a, best, best_score, best_new = a, child, score, new
