@@ -66,6 +66,25 @@ def oracle_agent(agent):
     return agent
 
 
+def count_agreement(agent, counts: dict) -> None:
+    """Count, in ``counts``, the search's choices (more than one legal move) that are also the
+    model's own most likely move: a search that always agrees adds nothing to its network.
+    (The extra look at the prior falls inside the timed move: one network evaluation.)"""
+
+    plain = agent.search
+
+    def search(state, me):
+        probs, _ = agent.prior(state, me)
+        legal = state.legal_actions()
+        best = max(legal, key=lambda a: probs[a])
+        move = plain(state, me)
+        counts["same"] += move == best
+        counts["decisions"] += 1
+        return move
+
+    agent.search = search
+
+
 def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: int,
            oracle: bool = False) -> dict:
     from kabenvs.agents import RandomAgent, heuristic_agent
@@ -74,8 +93,12 @@ def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: i
     game = make_game(env_id, num_players=2)
     clock = MoveClock()  # CPU time of the search's real decisions (more than one legal move)
 
+    agree = {"same": 0, "decisions": 0}  # with a model: how often the search kept its argmax
+
     def make(s: int):
         agent = search_agent_from_spec(spec, game, seed=s)  # model=zoo: the 2-player agent
+        if agent.prior is not None:
+            count_agreement(agent, agree)
         return oracle_agent(agent) if oracle else agent
 
     searcher = clock.wrap(make)
@@ -101,6 +124,7 @@ def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: i
             "win_rate": round(wins / games, 3), "ci95": [round(lo, 3), round(hi, 3)],
             "mean_return": round(ret / games, 3), "truncated": int(truncated),
             "cpu_ms_per_move": round(clock.ms_per_move() or 0.0, 1), "moves": clock.moves,
+            "model_argmax_share": (round(agree["same"] / agree["decisions"], 3) if agree["decisions"] else None),
             "seconds": round(time.perf_counter() - start, 1)}
 
 
@@ -127,6 +151,8 @@ def main(argv=None) -> int:
             line = (f"{env_id:<12} {'oracle ' if args.oracle else ''}{row['deals']:>3} deals {row['games']:>3} games  win rate {row['win_rate']:.3f} "
                     f"[{row['ci95'][0]:.3f}, {row['ci95'][1]:.3f}]  mean return {row['mean_return']:+.3f}  "
                     f"{row['cpu_ms_per_move']:.0f} CPU ms/move over {row['moves']} moves  ({row['seconds']:.0f} s)")
+            if row["model_argmax_share"] is not None:
+                line += f"  the model's own move {row['model_argmax_share']:.1%} of the time"
         else:
             counts = sorted({2, largest_table(env_id)} & set(game_class(env_id).Config.PLAYER_COUNTS))
             for n in counts:

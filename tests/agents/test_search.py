@@ -589,3 +589,13 @@ def test_temp_softens_the_models_policy_and_keeps_its_order():
                        ("search:model=x,norm=2", "norm= must be 0 or 1"), ("search:model=x,temp=0", "temp")):
         with pytest.raises(ConfigError, match=word):
             parse_search_spec(spec)
+
+
+def test_the_benchmark_counts_how_often_the_search_keeps_the_models_move():
+    script = _search_benchmark_script()
+    row = script.versus("kabaleo_v0", "search:model=zoo,sims=3", "random", deals=1, budget=60, seed=3)
+    assert row["games"] == 2 and 0.0 <= row["model_argmax_share"] <= 1.0
+    assert script.versus("kabaleo_v0", "search:sims=3", "random", deals=1, budget=60, seed=3)["model_argmax_share"] is None
+    # with two simulations (the first only evaluates the root) the one visit goes to the prior's top move
+    assert script.versus("kabaleo_v0", "search:model=zoo,sims=2", "random", deals=1, budget=60,
+                         seed=3)["model_argmax_share"] == 1.0
