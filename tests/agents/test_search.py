@@ -527,20 +527,32 @@ def test_a_world_that_followed_the_truth_is_replaced_by_an_earlier_draw(algo, mo
     assert len({card for card, _ in walked}) > 1  # usual worlds vary the other card
 
 
-def test_a_marked_world_is_used_only_when_no_usual_world_was_drawn_yet():
+def test_a_marked_first_world_is_drawn_again_and_used_only_if_every_retry_is_marked():
     from kabenvs.agents.search.tree import Worlds
 
     game = _HighCardGame(num_players=2)
     state = game.new_state(1)
     state.__class__ = _GivingUpState
     state.touch()
-    state._calls = 1  # the next call gives up
+    state._calls = 1  # the next call gives up, the one after does not
     source = Worlds(state, 0)
     rng = np.random.default_rng(0)
     first = source.draw(rng)
-    assert first._followed_truth and source.replaced == 0
-    source.draw(rng)  # a usual world, kept
-    assert source.draw(rng)._followed_truth is False and source.replaced == 1
+    assert not first._followed_truth and (source.followed_truth, source.replaced) == (1, 1)
+    assert len(source.kept) == 1
+    always = game.new_state(1)
+    always.__class__ = _GivingUpState
+    always.touch()
+    always._calls = 1
+    always.resample_hidden = lambda player, rng=None: _marked_copy(always)
+    lonely = Worlds(always, 0)
+    assert lonely.draw(rng)._followed_truth and (lonely.followed_truth, lonely.replaced) == (1, 0)
+
+
+def _marked_copy(state):
+    world = state.clone()
+    world._followed_truth = True
+    return world
 
 
 # -- a near-certain prior and values on a small scale (norm=, temp=) --------------------------------

@@ -266,10 +266,12 @@ class Worlds:
     out of budget looking for one that varies them). Such a world would tell the search which
     card went, so a copy of a world drawn earlier in this search the usual way (the first
     ``KEEP`` are kept, each as likely as any other draw) is walked in its place, with a fresh
-    future. Only when no usual world has been drawn yet is the marked one used. The draws depend
-    only on the state and ``rng``, so a seeded search stays reproducible."""
+    future. When none has been drawn yet, up to ``RETRIES`` more worlds are drawn at once, and the
+    marked one is used only if they all come back marked too. The draws depend only on the state
+    and ``rng``, so a seeded search stays reproducible."""
 
     KEEP = 16
+    RETRIES = 2
 
     def __init__(self, state: State, me: int) -> None:
         self.state, self.me = state, me
@@ -279,13 +281,23 @@ class Worlds:
 
     def draw(self, rng: np.random.Generator) -> State:
         world = self.state.resample_hidden(self.me, rng)
-        if getattr(world, "_followed_truth", False):
-            self.followed_truth += 1
-            if self.kept:
-                world = self.kept[int(rng.integers(len(self.kept)))].clone()
-                world.rng = fresh_generator(rng)
-                self.replaced += 1
-        elif len(self.kept) < self.KEEP:
+        if not getattr(world, "_followed_truth", False):
+            return self._keep(world)
+        self.followed_truth += 1
+        if not self.kept:  # nothing to walk instead yet: a few more tries first
+            for _ in range(self.RETRIES):
+                again = self.state.resample_hidden(self.me, rng)
+                if not getattr(again, "_followed_truth", False):
+                    self.replaced += 1
+                    return self._keep(again)
+        if self.kept:
+            world = self.kept[int(rng.integers(len(self.kept)))].clone()
+            world.rng = fresh_generator(rng)
+            self.replaced += 1
+        return world
+
+    def _keep(self, world: State) -> State:
+        if len(self.kept) < self.KEEP:
             self.kept.append(world.clone())  # the search consumes the world it is given
         return world
 

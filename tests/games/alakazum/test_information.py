@@ -186,7 +186,8 @@ def test_an_alakazum_shows_every_object_of_its_culture_so_the_rest_of_the_hand_h
 def test_search_seats_rarely_get_a_world_that_falls_back_to_the_real_choices(monkeypatch):
     """The docs' measure (Resampling): a 3-player game of ``search:sims=2`` seats; a re-drawn world
     that finds no choices of its own keeps the real ones, which tells a search bot what really
-    went. 9 of 212 fell back (37 of 196 with one backjumping pass and half the budget)."""
+    went. 9 of 219 fell back (37 of 196 with one backjumping pass and half the budget; 212 worlds
+    before a search drew again at once after a fallback)."""
     from kabenvs.agents.base import Decision
     from kabenvs.agents.search import SearchAgent
     from kabenvs.games.alakazum import resample
@@ -214,9 +215,10 @@ def test_search_seats_rarely_get_a_world_that_falls_back_to_the_real_choices(mon
             replaced += agent.last_worlds.replaced
     assert counts["worlds"] > 100
     assert counts["fell back"] <= counts["worlds"] // 10, counts
-    # every fallback a search drew was marked (with 2 simulations a search rarely has a usual
-    # world to walk instead: the next test)
-    assert followed == counts["fell back"] and replaced <= followed, (followed, replaced, counts)
+    # every fallback a search drew was marked, and none was walked: each was replaced by a world
+    # drawn again at once (with 2 simulations there is rarely a kept one): 8 of 8, the resampler's
+    # ninth fallback being one of those retries
+    assert followed <= counts["fell back"] and replaced == followed > 0, (followed, replaced, counts)
 
 
 @pytest.mark.slow
