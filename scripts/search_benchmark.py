@@ -66,23 +66,29 @@ def oracle_agent(agent):
     return agent
 
 
-def count_agreement(agent, counts: dict) -> None:
-    """Count, in ``counts``, the search's choices (more than one legal move) that are also the
-    model's own most likely move: a search that always agrees adds nothing to its network.
-    (The extra look at the prior falls inside the timed move: one network evaluation.)"""
+class _CountsAgreement:
+    """A timed search seat that also counts, in ``counts``, its choices (more than one legal
+    move) that are its model's own most likely move: a search that always agrees adds nothing to
+    its network. The model is asked outside the timed move, so the CPU ms stay the search's own."""
 
-    plain = agent.search
+    def __init__(self, timed, prior, counts: dict) -> None:
+        self.timed, self.prior, self.counts = timed, prior, counts
 
-    def search(state, me):
-        probs, _ = agent.prior(state, me)
-        legal = state.legal_actions()
+    def act(self, decision) -> int:
+        legal = decision.legal_actions
+        if len(legal) < 2:
+            return self.timed.act(decision)
+        probs, _ = self.prior(decision.state, decision.player)
         best = max(legal, key=lambda a: probs[a])
-        move = plain(state, me)
-        counts["same"] += move == best
-        counts["decisions"] += 1
+        move = self.timed.act(decision)
+        self.counts["same"] += move == best
+        self.counts["decisions"] += 1
         return move
 
-    agent.search = search
+    def __getattr__(self, name):  # reseed, name, ... of the seat itself
+        if name == "timed":  # not set yet (a copy being built): no endless lookup
+            raise AttributeError(name)
+        return getattr(self.timed, name)
 
 
 def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: int,
@@ -95,13 +101,10 @@ def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: i
 
     agree = {"same": 0, "decisions": 0}  # with a model: how often the search kept its argmax
 
-    def make(s: int):
+    def searcher(s: int):
         agent = search_agent_from_spec(spec, game, seed=s)  # model=zoo: the 2-player agent
-        if agent.prior is not None:
-            count_agreement(agent, agree)
-        return oracle_agent(agent) if oracle else agent
-
-    searcher = clock.wrap(make)
+        timed = clock.wrap(oracle_agent(agent) if oracle else agent)
+        return _CountsAgreement(timed, agent.prior, agree) if agent.prior is not None else timed
 
     def other(s: int):
         return heuristic_agent(env_id, s) if kind == "heuristic" else RandomAgent(s)
