@@ -196,114 +196,112 @@ class Encoder:
         # a copy of the memo's vector: its board and log sections as kept, zeros elsewhere (one
         # pass over the memory instead of zeros and two section copies)
         buf = memo.full.copy()
-        # indices set to 1.0 in one vectorised store at the end; fractional values written directly
-        ones: list[int] = [self.amulet + rel[s.amulet]]
-        add = ones.append
+        # Every entry is one item written through a memoryview (as Cábula's encoder): no index
+        # and value lists, no fancy store at the end. The entries below go to distinct blocks, so
+        # the order of the writes does not matter.
+        mv = memoryview(buf)
+        mv[self.amulet + rel[s.amulet]] = 1.0
         if s.current_player is not None:
-            add(self.to_move + rel[s.current_player])
-            add(self.phase + self.phase_index[s.phase])
+            mv[self.to_move + rel[s.current_player]] = 1.0
+            mv[self.phase + self.phase_index[s.phase]] = 1.0
         # (plain loops, not list comprehensions: in Python 3.11 each comprehension builds a
         # function and a frame, ~130 ns, more than the 0-8 entries most of these lists hold)
         o = self.hidden
         for k in s.hands[me]:
-            add(o + k)
+            mv[o + k] = 1.0
         played_all: list[int] = []
-        vals: list[int] = []  # fractional entries: indices and their values ((trick + 1) / 6, counts)
-        fracs: list[float] = []
         trick_value = TRICK_VALUE
         size_of, supply_of, altar_of, won_of, passes_of = self.count_values
         for p in range(n):
             r = rel[p]
             # the five per-seat counts (hand size, supply, altar, tricks won, passes chosen)
-            vals += (self.hand_size + r, self.supply + r, self.altar + r, self.tricks_won + r, self.passes_chosen + r)
             passing = len(s.passing[p])
-            fracs += (size_of[len(s.hands[p]) + len(s.faceup[p]) + passing], supply_of[s.supply[p]],
-                      altar_of[s.altar[p]], won_of[s.tricks_won[p]], passes_of[passing])
+            mv[self.hand_size + r] = size_of[len(s.hands[p]) + len(s.faceup[p]) + passing]
+            mv[self.supply + r] = supply_of[s.supply[p]]
+            mv[self.altar + r] = altar_of[s.altar[p]]
+            mv[self.tricks_won + r] = won_of[s.tricks_won[p]]
+            mv[self.passes_chosen + r] = passes_of[passing]
             o = self.face_up + r * C
             for k in s.faceup[p]:
-                add(o + k)
+                mv[o + k] = 1.0
             o = self.received + r * C
             for k in s.received[p]:
-                add(o + k)
+                mv[o + k] = 1.0
             played = s.played[p]
             if played:
                 o = self.played + r * C
-                for k in played:
-                    vals.append(o + k)
-                fracs += trick_value[:len(played)]
+                for t, k in enumerate(played):
+                    mv[o + k] = trick_value[t]
                 played_all += played
                 if 1 in s.forced[p]:
                     o = self.forced + r
                     for t, f in enumerate(s.forced[p]):
                         if f:
-                            add(o + t * n)
+                            mv[o + t * n] = 1.0
             if s.revealed[p]:
                 o = self.revealed + r * C
                 for k, t in s.revealed[p]:
-                    vals.append(o + k)
-                    fracs.append(trick_value[t])
+                    mv[o + k] = trick_value[t]
             if s.voids[p]:
                 o = self.voids + r * V
                 for c in self.void_table[s.voids[p]]:
-                    add(o + c)
+                    mv[o + c] = 1.0
         o = self.passing
         if s.passing[me]:
             for k in s.passing[me]:
-                add(o + k)
+                mv[o + k] = 1.0
         elif s.passed[me]:
             for k in s.passed[me]:
                 if k not in played_all:
-                    add(o + k)
+                    mv[o + k] = 1.0
         winners = s.trick_winners
         if winners:
             o = self.winners
             for t, w in enumerate(winners):
-                add(o + t * n + rel[w])
+                mv[o + t * n + rel[w]] = 1.0
         # trick t is led by the amulet holder (t = 0) or by the winner of trick t - 1
         led = len(winners) + (1 if 0 < len(s.trick_seats) < n else 0)
         if led:
             o = self.leaders
-            add(o + rel[s.amulet])
+            mv[o + rel[s.amulet]] = 1.0
             for t in range(1, led):
-                add(o + t * n + rel[winners[t - 1]])
+                mv[o + t * n + rel[winners[t - 1]]] = 1.0
         if s.trick_seats:
             o = self.trick
             for seat, k in zip(s.trick_seats, s.trick_cards):
-                add(o + rel[seat] * C + k)
-            add(self.leader + rel[s.trick_seats[0]])
+                mv[o + rel[seat] * C + k] = 1.0
+            mv[self.leader + rel[s.trick_seats[0]]] = 1.0
         if s.actor is not None:
-            add(self.actor + rel[s.actor])
+            mv[self.actor + rel[s.actor]] = 1.0
         if s.pusher is not None:
-            add(self.pusher + rel[s.pusher])
+            mv[self.pusher + rel[s.pusher]] = 1.0
         for c in s.place_colours:
-            add(self.colours_used + c)
+            mv[self.colours_used + c] = 1.0
         if s.context == "pity":
-            add(self.pity)
+            mv[self.pity] = 1.0
         if s.push_queue:
             o = self.to_push
             for a, q in s.push_queue:
-                add(o + a * n + rel[q])
+                mv[o + a * n + rel[q]] = 1.0
             if s.phase == "push":
                 a, q = s.push_queue[0]
-                add(self.push_cultist + rel[q])
-                add(self.push_from + a)
+                mv[self.push_cultist + rel[q]] = 1.0
+                mv[self.push_from + a] = 1.0
         if s.move_target is not None:
-            add(self.move_target + s.move_target)
+            mv[self.move_target + s.move_target] = 1.0
         if s.flip_queue:
             o = self.flips_pending
             for q, line in s.flip_queue:
                 for a in line:
-                    add(o + rel[q] * NUM_AREAS + a)
+                    mv[o + rel[q] * NUM_AREAS + a] = 1.0
             if s.phase == "flip_down":
                 for a in s.flip_queue[0][1]:
-                    add(self.flip_line + a)
+                    mv[self.flip_line + a] = 1.0
         if s.last_move:
             mover, action = s.last_move
-            add(self.last_mover + rel[mover])
+            mv[self.last_mover + rel[mover]] = 1.0
             if mover == me or action not in self.pass_ids:
-                add(self.last_move + action)
-        buf[ones] = 1.0
-        buf[vals] = fracs
+                mv[self.last_move + action] = 1.0
         buf[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
         buf[self.round] = s.round / self.max_rounds
         return buf
