@@ -16,6 +16,8 @@ current trick and the board (the shared kit checks this by asking it again in re
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kabenvs.agents.base import Decision
@@ -36,25 +38,31 @@ class HeuristicAgent:
     # -- board value --------------------------------------------------------------------------
 
     def _value(self, state: KabaalState, board: list[int], face_down: list[int], me: int) -> float:
-        n = state.num_players
-        pots = [0.0] * n
-        for a, b, c in state.game.geometry.triples:
-            if face_down[a] or face_down[b] or face_down[c]:
-                continue
-            ma, mb, mc = board[a], board[b], board[c]
-            if not (ma | mb | mc):
-                continue
-            for q in range(n):
-                cnt = (ma >> q & 1) + (mb >> q & 1) + (mc >> q & 1)
-                if cnt:
-                    pots[q] += WINDOW_SCORE[cnt]
-        others = max((pots[q] for q in range(n) if q != me), default=0.0)
-        return pots[me] - OPPONENT_WEIGHT * others
+        pots = [0.0] * state.num_players
+        _add_windows(pots, state.game.geometry.triples, board, face_down, 1.0)
+        return _score(pots, me)
 
-    def _place_gain(self, state: KabaalState, a: int, me: int, base: float) -> float:
+    def _value_after(self, state: KabaalState, pots: list[float], board: list[int], face_down: list[int],
+                     areas: tuple[int, ...], me: int) -> float:
+        """``_value`` of ``board``/``face_down``, which differ from the state's only in ``areas``,
+        from the state's own window sums ``pots``: only the windows through those areas are
+        counted again. The sums are of small whole numbers (0, 1, 3, 40), exact in floats in any
+        order, so this is the same number as ``_value`` (it was 40% of the bot's time)."""
+        windows = _windows_through(state.game.geometry, areas)
+        pots = pots[:]
+        _add_windows(pots, windows, state.board, state.face_down, -1.0)
+        _add_windows(pots, windows, board, face_down, 1.0)
+        return _score(pots, me)
+
+    def _pots(self, state: KabaalState) -> list[float]:
+        pots = [0.0] * state.num_players
+        _add_windows(pots, state.game.geometry.triples, state.board, state.face_down, 1.0)
+        return pots
+
+    def _place_gain(self, state: KabaalState, a: int, me: int, base: float, pots: list[float]) -> float:
         board = state.board[:]
         board[a] = 1 << me  # whoever stood there is pushed away (ignored)
-        return self._value(state, board, state.face_down, me) - base
+        return self._value_after(state, pots, board, state.face_down, (a,), me) - base
 
     # -- decisions ----------------------------------------------------------------------------------
     def act(self, decision: Decision) -> int:
@@ -86,7 +94,9 @@ class HeuristicAgent:
     def _best_board_choice(self, state: KabaalState, me: int, legal: list[int]) -> int:
         g = state.game
         best, best_score = legal[0], -1e18
-        base = self._value(state, state.board, state.face_down, me)
+        pots = self._pots(state)
+        base = _score(pots, me)
+        value_after = self._value_after
         for a in legal:
             kind = g.kind_of[a]
             board = state.board[:]
@@ -94,27 +104,29 @@ class HeuristicAgent:
             if kind == "place":
                 area = a - g.place_base
                 board[area] = 1 << state.actor  # whoever stood there is pushed away (ignored)
-                score = self._value(state, board, down, me)
+                score = value_after(state, pots, board, down, (area,), me)
             elif kind == "stop":
                 score = base
             elif kind == "move_from":
-                board[a - g.move_base] &= ~(1 << me)
+                src = a - g.move_base
+                board[src] &= ~(1 << me)
                 board[state.move_target] = 1 << me
-                score = self._value(state, board, down, me)
+                score = value_after(state, pots, board, down, (src, state.move_target), me)
             elif kind == "push":
                 q, area = divmod(a - g.push_base, NUM_AREAS)
                 board[area] |= 1 << q
-                score = self._value(state, board, down, me)
+                score = value_after(state, pots, board, down, (area,), me)
             elif kind == "flip_up":
+                area = a - g.flip_up_base
                 down = down[:]
-                down[a - g.flip_up_base] = 0
-                score = self._value(state, board, down, me) + 0.1
+                down[area] = 0
+                score = value_after(state, pots, board, down, (area,), me) + 0.1
             elif kind == "flip_down":
                 area = a - g.flip_down_base
                 down = down[:]
                 down[area] = 1
                 board[area] = 0
-                score = self._value(state, board, down, me)
+                score = value_after(state, pots, board, down, (area,), me)
             else:
                 score = 0.0
             if score > best_score + 1e-9:
@@ -137,12 +149,13 @@ class HeuristicAgent:
             seen.update(state.played[p])
         unseen = [k for k in g.deck if k not in seen]
         visible_later = [k for p in still_to_play for k in state.faceup[p]]
-        base = self._value(state, state.board, state.face_down, me)
+        pots = self._pots(state)
+        base = _score(pots, me)
         gains: dict[int, float] = {}
 
         def gain_of(area: int) -> float:
             if area not in gains:
-                gains[area] = 0.0 if state.face_down[area] else self._place_gain(state, area, me, base)
+                gains[area] = 0.0 if state.face_down[area] else self._place_gain(state, area, me, base, pots)
             return gains[area]
 
         best, best_score = legal[0], -1e18
@@ -175,10 +188,47 @@ class HeuristicAgent:
         return best
 
 
-def _beaters(k: int, led: int, lowest: bool) -> set[int]:
-    """Cards that would beat ``k`` in a trick led with colour ``led`` (eligible and better)."""
+def _score(pots: list[float], me: int) -> float:
+    """The board value from every seat's window sum: mine less 0.7 times the best other's."""
+    others = max((pots[q] for q in range(len(pots)) if q != me), default=0.0)
+    return pots[me] - OPPONENT_WEIGHT * others
+
+
+def _add_windows(pots: list[float], windows, board: list[int], face_down: list[int], sign: float) -> None:
+    """Add (sign 1) or take away (sign -1) what ``windows`` score for each seat on this board:
+    a window with a face-down card scores nothing; else each seat scores by its cultists in it."""
+    n = len(pots)
+    for a, b, c in windows:
+        if face_down[a] or face_down[b] or face_down[c]:
+            continue
+        ma, mb, mc = board[a], board[b], board[c]
+        if not (ma | mb | mc):
+            continue
+        for q in range(n):
+            cnt = (ma >> q & 1) + (mb >> q & 1) + (mc >> q & 1)
+            if cnt:
+                pots[q] += sign * WINDOW_SCORE[cnt]
+
+
+_WINDOWS_THROUGH: dict[tuple, tuple] = {}
+
+
+def _windows_through(geometry, areas: tuple[int, ...]) -> tuple:
+    """The windows (triples) of ``geometry`` that hold any of ``areas``, each once, in the order of
+    ``geometry.triples``; memoised (a few boards and at most 16 x 16 area pairs)."""
+    key = (geometry.triples, areas)
+    found = _WINDOWS_THROUGH.get(key)
+    if found is None:
+        found = _WINDOWS_THROUGH[key] = tuple(t for t in geometry.triples if any(a in t for a in areas))
+    return found
+
+
+@functools.lru_cache(maxsize=None)
+def _beaters(k: int, led: int, lowest: bool) -> frozenset[int]:
+    """Cards that would beat ``k`` in a trick led with colour ``led`` (eligible and better);
+    memoised (a pure function of a few small ints: 2 x 19 x 6 x 2 calls at most)."""
     if k == CARD_666:
-        return set()
+        return frozenset()
     out = {CARD_666}
     r = RANK[k]
     for x in range(NUM_CARDS):
@@ -189,4 +239,4 @@ def _beaters(k: int, led: int, lowest: bool) -> set[int]:
             continue
         if (RANK[x] < r) if lowest else (RANK[x] > r):
             out.add(x)
-    return out
+    return frozenset(out)
