@@ -39,6 +39,7 @@ class HeuristicAgent:
         if len(legal) == 1:
             return legal[0]
         self.st, self.p, self.g, self.cs = st, p, st.game, st.game.cs
+        self._main = None  # my main culture, worked out once per decision (_main_culture)
         self.cat = st.game.catalog
         k = st.pending["k"]
         choice = getattr(self, "_" + k, None)
@@ -59,11 +60,18 @@ class HeuristicAgent:
         return DIE_MEAN if v == DIE else v
 
     def _culture_totals(self, p: int, with_hand: bool) -> list[int]:
-        return [self.st._culture_points(p, c, with_hand) for c in range(len(CULTURES))]
+        if with_hand:  # the rules' one pass over team and hand for all five cultures
+            return self.st._all_culture_points(p)
+        return [self.st._culture_points(p, c, False) for c in range(len(CULTURES))]
 
     def _main_culture(self) -> int:
-        totals = self._culture_totals(self.p, True)
-        return int(max(range(len(totals)), key=lambda c: (totals[c], -c)))
+        # asked once per candidate move by the card and character values: the state does not
+        # change during a decision, so it is worked out once (five passes over team and hand
+        # per candidate were a third of this bot's time)
+        if self._main is None:
+            totals = self._culture_totals(self.p, True)
+            self._main = int(max(range(len(totals)), key=lambda c: (totals[c], -c)))
+        return self._main
 
     def _char_value(self, c: int) -> float:
         card = self.cs.cards[c]
