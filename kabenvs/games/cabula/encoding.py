@@ -24,14 +24,15 @@ _REASON_INDEX = {"witch": 0, "prank": 1, "rob": 2, "chaos_lose": 3, "chaos_give"
 
 
 def _write_rows(mv: memoryview, rows: list, me: int, shift: int, base: int, width: int,
-                count: int | None) -> None:
+                count: int | None) -> bool:
     """Knowledge rows, one per seat ``p`` (None: nothing known), written at the seat-relative row
     ``(p - me) % n - shift`` of a block ``width`` wide: each entry / 5, then (``count`` given) the
     group's "surely remain" count. One writer for my rows about the other hands (shift 0, row 0
-    unused) and for the shadow rows about mine (shift 1: other players only)."""
+    unused) and for the shadow rows about mine (shift 1: other players only). True when it wrote
+    a row."""
     n = len(rows)
     if rows.count(None) == n:  # the usual case, skipped at C speed
-        return
+        return False
     for p, row in enumerate(rows):
         if row is not None:
             r = (p - me) % n - shift
@@ -42,45 +43,74 @@ def _write_rows(mv: memoryview, rows: list, me: int, shift: int, base: int, widt
                     mv[b + c] = k * 0.2
             if count is not None:
                 mv[count + r] = row[NUM_TYPES + 1] * 0.2
+    return True
 
 
-def _encode_knowledge(state: CabulaState, me: int, mv: memoryview) -> None:
+def _encode_knowledge(state: CabulaState, me: int, buf: np.ndarray, mv: memoryview) -> None:
     """What I know of each other hand (rows ``me * n + p``, knowledge.py), then what the others
-    know of mine (``_encode_shadow``), through the one row writer."""
+    know of mine (``_encode_shadow``), through the one row writer; then the fresh counts and the
+    draws from a rebuilt deck.
+
+    The rows of the seven knowledge tables change far less often than the fresh counts and the
+    rebuilt-deck draws: they are memoised per seat in ``state._rows_memo`` (the span
+    ``game.rows_span`` of the vector, or False when it is all zero), which the rules drop for a
+    seat whenever they change one of its rows (``CabulaState._rows_changed``) and
+    ``_reset_caches`` drops whole. The fresh counts inside the span are written after the copy
+    (the memo holds zeros there)."""
     n = state.num_players
     o = state.game.obs_offsets
     T = NUM_TYPES
+    memo = state._rows_memo
+    seg = memo.get(me)
+    if seg is None:
+        mine = slice(me * n, me * n + n)
+        # The second groups never hold unknown cards: their rows have one column fewer.
+        wrote = _write_rows(mv, state.known[mine], me, 0, o["known_hands"], T, None)
+        wrote |= _write_rows(mv, state.groups[mine], me, 0, o["maybe_hands"], T + 1, o["maybe_count"])
+        wrote |= _write_rows(mv, state.groups2[mine], me, 0, o["maybe2_hands"], T, o["maybe2_count"])
+        if _encode_shadow(state, me, mv):
+            wrote = True
+        lo, hi = state.game.rows_span
+        memo[me] = buf[lo:hi].copy() if wrote else False
+    elif seg is not False:
+        lo, hi = state.game.rows_span
+        buf[lo:hi] = seg
     row0 = me * n
-    mine = slice(row0, row0 + n)
-    # The second groups never hold unknown cards: their rows have one column fewer.
-    _write_rows(mv, state.known[mine], me, 0, o["known_hands"], T, None)
-    _write_rows(mv, state.groups[mine], me, 0, o["maybe_hands"], T + 1, o["maybe_count"])
-    _write_rows(mv, state.groups2[mine], me, 0, o["maybe2_hands"], T, o["maybe2_count"])
     fresh = state.fresh
     if any(fresh):
         fr = o["fresh"]
         for p in range(n):
             if fresh[row0 + p]:
                 mv[fr + (p - me) % n] = fresh[row0 + p] * 0.2
-    _encode_shadow(state, me, mv)
+    if state.deck_cap_known:  # fresh cards and draws from a rebuilt deck need one
+        _encode_rebuilt(state, me, mv)
 
 
-def _encode_shadow(state: CabulaState, me: int, mv: memoryview) -> None:
+def _encode_shadow(state: CabulaState, me: int, mv: memoryview) -> bool:
     """What each other player ``j`` knows of my hand, as far as I can tell: the shadow rows
-    ``j * n + me`` (knowledge.py), in the row of the player ``k`` seats clockwise at ``k - 1``;
-    and, after a rebuild, my part of their ``deck_cap``: my draws from the rebuilt deck (once, for
-    all of them) less what each found was fresh (``their_spent``), and everyone's number of draws."""
+    ``j * n + me`` (knowledge.py), in the row of the player ``k`` seats clockwise at ``k - 1``,
+    and what each found was fresh when it left my hand (``their_spent``). True when it wrote a
+    row."""
     n = state.num_players
     o = state.game.obs_offsets
     T = NUM_TYPES
     theirs = slice(me, n * n, n)
-    _write_rows(mv, state.shadow_known[theirs], me, 1, o["their_known"], T, None)
-    _write_rows(mv, state.shadow_groups[theirs], me, 1, o["their_maybe"], T + 1, o["their_maybe_count"])
-    _write_rows(mv, state.shadow_groups2[theirs], me, 1, o["their_maybe2"], T, o["their_maybe2_count"])
-    _write_rows(mv, state.shadow_spent[theirs], me, 1, o["their_spent"], T, None)
-    if not state.deck_cap_known:
-        return  # fresh cards and draws from a rebuilt deck need one
-    fresh = state.shadow_fresh[theirs]
+    wrote = _write_rows(mv, state.shadow_known[theirs], me, 1, o["their_known"], T, None)
+    wrote |= _write_rows(mv, state.shadow_groups[theirs], me, 1, o["their_maybe"], T + 1,
+                         o["their_maybe_count"])
+    wrote |= _write_rows(mv, state.shadow_groups2[theirs], me, 1, o["their_maybe2"], T,
+                         o["their_maybe2_count"])
+    wrote |= _write_rows(mv, state.shadow_spent[theirs], me, 1, o["their_spent"], T, None)
+    return wrote
+
+
+def _encode_rebuilt(state: CabulaState, me: int, mv: memoryview) -> None:
+    """After a rebuild: the fresh cards each other player counts in my hand, my part of their
+    ``deck_cap``: my draws from the rebuilt deck (once, for all of them; less ``their_spent``),
+    and everyone's number of draws."""
+    n = state.num_players
+    o = state.game.obs_offsets
+    fresh = state.shadow_fresh[me:n * n:n]
     if any(fresh):
         base = o["their_fresh"]
         for j, f in enumerate(fresh):
@@ -126,7 +156,7 @@ def encode(state: CabulaState, me: int) -> np.ndarray:
             mv[dp + 2 * r] = d0 * 0.2
             mv[dp + 2 * r + 1] = d1 * 0.2
             mv[st + r] = (d0 + 2 * d1) * 0.2
-    _encode_knowledge(state, me, mv)
+    _encode_knowledge(state, me, buf, mv)
     am, amo, nk = o["attack_made"], o["attack_made_on"], len(ATTACK_KINDS)
     for p, made in enumerate(state.attacks):
         if made is not None:

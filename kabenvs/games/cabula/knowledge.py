@@ -121,6 +121,16 @@ def seen_leave(t: Table, i: int, x: int, size_before: int) -> bool:
     return False
 
 
+def leave_changes_rows(t: Table, i: int, x: int) -> bool:
+    """Whether ``seen_leave(t, i, x, ...)`` (once or more) can change row ``i`` of the table's
+    ``known``, ``groups`` or ``groups2`` (its fresh count aside): only when ``K`` or ``M2`` holds an
+    ``x`` (each only loses ``x`` cards), or there is a group (any, to keep this test simple). The
+    observation's memoised rows (encoding.py) are dropped on True."""
+    kn = t[0][i]
+    g2 = t[2][i]
+    return t[1][i] is not None or (kn is not None and kn[x] > 0) or (g2 is not None and g2[x] > 0)
+
+
 def unseen_leave(t: Table, i: int, size_before: int) -> None:
     """A card the viewer of row ``i`` did not see left the hand (a crystal ball between two other
     players): all that the viewer placed there, plus the cards it never saw, form one group with

@@ -177,6 +177,10 @@ class CabulaGame(Game):
         self.move_of = [cat.move(a) for a in range(cat.size)]
         self.obs_offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
         self.inv_comp_list = [1.0 / k if k else 0.0 for k in self.composition]
+        # The span of the observation holding the knowledge tables' rows (known_hands up to the
+        # end of their_spent; encoding.py memoises it per seat, fresh counts left at zero).
+        self.rows_span = (self.obs_offsets["known_hands"],
+                          self.obs_offsets["their_spent"] + (n - 1) * NUM_TYPES)
 
     def play_moves(self) -> list[tuple[int, int]]:
         moves = [(STAR, 1), (DOUBLE, 1)]
@@ -373,6 +377,20 @@ class CabulaState(State):
         # search resamples one position many times); dropped with the other caches on restore,
         # clone and touch, and keyed by the history's length against later moves.
         self._resample_events = None
+        # encoding.py: per seat, its knowledge rows' span of the observation (or False: all zero).
+        # Kept right by ``_rows_changed``, called by every write to a row of known, groups,
+        # groups2, shadow_known, shadow_groups, shadow_groups2 or shadow_spent.
+        self._rows_memo: dict = {}
+
+    def _rows_changed(self, i: int | None = None, shadow: bool = False) -> None:
+        """Row ``i`` of the real table (``shadow``: of the shadow table, or ``shadow_spent``)
+        changed: its viewer's (the shadow: its hand owner's) memoised rows go (encoding.py).
+        Without ``i``, every seat's go (the rare events that change many rows)."""
+        if i is None:
+            self._rows_memo.clear()
+        else:
+            n = self.num_players
+            self._rows_memo.pop(i % n if shadow else i // n, None)
 
     def _next_chance(self, kind: type):
         """The scripted outcome of the next chance event if the script holds one of ``kind``
@@ -431,6 +449,7 @@ class CabulaState(State):
             if spent is None:
                 spent = self.shadow_spent[i] = [0] * NUM_TYPES
             spent[c] += 1
+            self._rows_changed(i, True)
         else:
             v = i // self.num_players
             self.deck_cap[v][c] -= 1
@@ -450,6 +469,14 @@ class CabulaState(State):
             if size < 0:
                 size = sum(self.hands[p])
                 t_real, t_shadow = (known, groups, groups2, fresh), (sk, sg, sg2, sf)
+                memo = self._rows_memo
+            # Rows about to change drop the memoised observation rows (encoding.py) of their viewer
+            # (real) or of p (shadow); a fresh count alone is not in them (a fresh card found
+            # spent changes shadow_spent: ``_fresh_left`` drops p's then).
+            if real and KN.leave_changes_rows(t_real, i, c):
+                memo.pop(i // n, None)
+            if shadow and KN.leave_changes_rows(t_shadow, i, c):
+                memo.pop(p, None)
             for j in range(k):
                 if real and KN.seen_leave(t_real, i, c, size - j):
                     self._fresh_left(i, c, False)
@@ -464,6 +491,17 @@ class CabulaState(State):
         n = self.num_players
         size = sum(self.hands[victim])
         tables = self._tables()
+        # Rows that change (encoding.py's memo): the victim's shadows of every row about its hand
+        # and its row about the taker, the taker's shadow of that row, and the rows about the
+        # victim of every viewer that has one (an unseen loss leaves an empty row as it was).
+        memo = self._rows_memo
+        memo.pop(victim, None)
+        memo.pop(taker, None)
+        known, groups, groups2 = self.known, self.groups, self.groups2
+        for v in range(n):
+            i = v * n + victim
+            if known[i] is not None or groups[i] is not None or groups2[i] is not None:
+                memo.pop(v, None)
         for v in range(n):
             i = v * n + victim
             if v == taker:
@@ -526,6 +564,7 @@ class CabulaState(State):
         if self._log is not None:
             self._log.append(("shuffle", self.deck[:]))
         n = self.num_players
+        self._rows_changed()  # groups made of fresh cards, shadow_spent emptied
         if self.deck_cap_known:
             real, shadow = self._tables()
             caps = self.deck_cap
@@ -724,6 +763,7 @@ class CabulaState(State):
                 # the attacker looks at the whole hand (and its owner knows what it saw)
                 for t in self._tables():
                     KN.look(t, a * self.num_players + v, hand)
+                self._rows_changed()
                 if self._log is not None:
                     self._log.append(("look", a, v))
                 stack.append({"k": "take", "p": a, "v": v})
@@ -761,6 +801,7 @@ class CabulaState(State):
         if self._log is not None:
             self._log.append(("in", v, card, k))
         n = self.num_players
+        self._rows_changed()  # every other viewer's row about v, and v's shadows of them
         for t in self._tables():
             for w in range(n):
                 if w != v:
