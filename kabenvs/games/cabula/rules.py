@@ -172,6 +172,16 @@ class CabulaGame(Game):
         self.take_ids = {c: cat.id("take", c) for c in HAND_TYPES}
         # Main-phase table: (card, count, id), checked in order against the hand.
         self.play_table = [(c, k, i) for (c, k), i in self.play_ids.items()]
+        # The same moves grouped by card, in the table's order (a card's counts ascending, pairs
+        # of spell books only when allowed): legality reads each card's count in hand once.
+        pairs_ok = self.config.spell_book_pairs
+        self.play_groups: list[tuple[int, list[tuple[int, int]]]] = []
+        for c, k, i in self.play_table:
+            if k > 1 and c == BOOK and not pairs_ok:
+                continue
+            if not self.play_groups or self.play_groups[-1][0] != c:
+                self.play_groups.append((c, []))
+            self.play_groups[-1][1].append((k, i))
         # id -> (kind, move) lookups for _apply, as plain lists (faster than method calls).
         self.kind_of = [cat.kind(a) for a in range(cat.size)]
         self.move_of = [cat.move(a) for a in range(cat.size)]
@@ -829,10 +839,13 @@ class CabulaState(State):
         if k == "main":
             hand = self.hands[p]
             out = [g.pass_id]
-            pairs_ok = g.config.spell_book_pairs
-            for c, cnt, i in g.play_table:
-                if hand[c] >= cnt and (cnt == 1 or c != BOOK or pairs_ok):
-                    out.append(i)
+            for c, moves in g.play_groups:  # the play table's order, one card at a time
+                held = hand[c]
+                if held:
+                    for cnt, i in moves:
+                        if cnt > held:
+                            break
+                        out.append(i)
             return out
         if k == "target":
             return g.target_ids[1:]
