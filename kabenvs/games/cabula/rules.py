@@ -314,7 +314,8 @@ class CabulaState(State):
         s = cls(game, rng)
         n = game.num_players
         deck = [c for c, k in enumerate(game.composition) for _ in range(k)]
-        deck = [deck[i] for i in rng.permutation(len(deck))]
+        # (.tolist(): the same permutation, indexed with ints instead of numpy scalars)
+        deck = [deck[i] for i in rng.permutation(len(deck)).tolist()]
         s.hands = [[0] * NUM_TYPES for _ in range(n)]
         set_aside = []
         for p in range(n):
@@ -330,7 +331,7 @@ class CabulaState(State):
                         set_aside.append(c)
                         hand[deck.pop()] += 1
         deck += set_aside
-        s.deck = [deck[i] for i in rng.permutation(len(deck))]  # top of the deck = end of the list
+        s.deck = [deck[i] for i in rng.permutation(len(deck)).tolist()]  # top of the deck = end of the list
         s.discard = [0] * NUM_TYPES
         s.display = [[0, 0] for _ in range(n)]
         # known[v * n + p]: the cards v is sure p's hand holds (None: nothing; kept sparse because
@@ -570,7 +571,7 @@ class CabulaState(State):
         if scripted is not None and sorted(scripted) == pile:
             self.deck[:] = scripted
         else:  # a script that does not fit (a tampered save) is ignored: the replay check sees it
-            self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile))]
+            self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile)).tolist()]
         if self._log is not None:
             self._log.append(("shuffle", self.deck[:]))
         n = self.num_players
