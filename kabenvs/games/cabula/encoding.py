@@ -51,16 +51,18 @@ def _encode_knowledge(state: CabulaState, me: int, buf: np.ndarray, mv: memoryvi
     know of mine (``_encode_shadow``), through the one row writer; then the fresh counts and the
     draws from a rebuilt deck.
 
-    The rows of the seven knowledge tables change far less often than the fresh counts and the
-    rebuilt-deck draws: they are memoised per seat in ``state._rows_memo`` (the span
-    ``game.rows_span`` of the vector, or False when it is all zero), which the rules drop for a
-    seat whenever they change one of its rows (``CabulaState._rows_changed``) and
-    ``_reset_caches`` drops whole. The fresh counts inside the span are written after the copy
-    (the memo holds zeros there)."""
+    The rows of the knowledge tables change far less often than the fresh counts and the
+    rebuilt-deck draws: my rows (``known``, ``groups``, ``groups2``) and the shadow rows about my
+    hand are memoised per seat, each on its own (``state._known_memo``, ``state._shadow_memo``:
+    the span ``game.known_span`` / ``game.shadow_span`` of the vector, or False when it is all
+    zero; each changes without the other most of the time). The rules drop a seat's memo
+    whenever they change one of its rows (``CabulaState._rows_changed``) and ``_reset_caches``
+    drops them whole. Their_fresh, inside the shadow span, is written after the copy (the memo
+    holds zeros there)."""
     n = state.num_players
     o = state.game.obs_offsets
     T = NUM_TYPES
-    memo = state._rows_memo
+    memo = state._known_memo
     seg = memo.get(me)
     if seg is None:
         mine = slice(me * n, me * n + n)
@@ -68,12 +70,18 @@ def _encode_knowledge(state: CabulaState, me: int, buf: np.ndarray, mv: memoryvi
         wrote = _write_rows(mv, state.known[mine], me, 0, o["known_hands"], T, None)
         wrote |= _write_rows(mv, state.groups[mine], me, 0, o["maybe_hands"], T + 1, o["maybe_count"])
         wrote |= _write_rows(mv, state.groups2[mine], me, 0, o["maybe2_hands"], T, o["maybe2_count"])
-        if _encode_shadow(state, me, mv):
-            wrote = True
-        lo, hi = state.game.rows_span
+        lo, hi = state.game.known_span
         memo[me] = buf[lo:hi].copy() if wrote else False
     elif seg is not False:
-        lo, hi = state.game.rows_span
+        lo, hi = state.game.known_span
+        buf[lo:hi] = seg
+    memo = state._shadow_memo
+    seg = memo.get(me)
+    if seg is None:
+        lo, hi = state.game.shadow_span
+        memo[me] = buf[lo:hi].copy() if _encode_shadow(state, me, mv) else False
+    elif seg is not False:
+        lo, hi = state.game.shadow_span
         buf[lo:hi] = seg
     row0 = me * n
     fresh = state.fresh

@@ -187,10 +187,12 @@ class CabulaGame(Game):
         self.move_of = [cat.move(a) for a in range(cat.size)]
         self.obs_offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
         self.inv_comp_list = [1.0 / k if k else 0.0 for k in self.composition]
-        # The span of the observation holding the knowledge tables' rows (known_hands up to the
-        # end of their_spent; encoding.py memoises it per seat, fresh counts left at zero).
-        self.rows_span = (self.obs_offsets["known_hands"],
-                          self.obs_offsets["their_spent"] + (n - 1) * NUM_TYPES)
+        # The spans of the observation holding a seat's knowledge rows (known_hands up to the end
+        # of maybe2_count) and the shadow rows about its hand (their_known up to the end of
+        # their_spent, their_fresh left at zero); encoding.py memoises each per seat.
+        self.known_span = (self.obs_offsets["known_hands"], self.obs_offsets["fresh"])
+        self.shadow_span = (self.obs_offsets["their_known"],
+                            self.obs_offsets["their_spent"] + (n - 1) * NUM_TYPES)
 
     def play_moves(self) -> list[tuple[int, int]]:
         moves = [(STAR, 1), (DOUBLE, 1)]
@@ -388,20 +390,24 @@ class CabulaState(State):
         # search resamples one position many times); dropped with the other caches on restore,
         # clone and touch, and keyed by the history's length against later moves.
         self._resample_events = None
-        # encoding.py: per seat, its knowledge rows' span of the observation (or False: all zero).
-        # Kept right by ``_rows_changed``, called by every write to a row of known, groups,
-        # groups2, shadow_known, shadow_groups, shadow_groups2 or shadow_spent.
-        self._rows_memo: dict = {}
+        # encoding.py: per seat, the span of its observation that holds its rows of known,
+        # groups and groups2 (_known_memo), and the one that holds the shadow rows about its hand
+        # (_shadow_memo: shadow_known, shadow_groups, shadow_groups2, shadow_spent), or False
+        # when all zero. Kept right by every write to such a row (``_rows_changed``).
+        self._known_memo: dict = {}
+        self._shadow_memo: dict = {}
 
     def _rows_changed(self, i: int | None = None, shadow: bool = False) -> None:
         """Row ``i`` of the real table (``shadow``: of the shadow table, or ``shadow_spent``)
         changed: its viewer's (the shadow: its hand owner's) memoised rows go (encoding.py).
         Without ``i``, every seat's go (the rare events that change many rows)."""
         if i is None:
-            self._rows_memo.clear()
+            self._known_memo.clear()
+            self._shadow_memo.clear()
+        elif shadow:
+            self._shadow_memo.pop(i % self.num_players, None)
         else:
-            n = self.num_players
-            self._rows_memo.pop(i % n if shadow else i // n, None)
+            self._known_memo.pop(i // self.num_players, None)
 
     def _next_chance(self, kind: type):
         """The scripted outcome of the next chance event if the script holds one of ``kind``
@@ -480,14 +486,13 @@ class CabulaState(State):
             if size < 0:
                 size = sum(self.hands[p])
                 t_real, t_shadow = (known, groups, groups2, fresh), (sk, sg, sg2, sf)
-                memo = self._rows_memo
             # Rows about to change drop the memoised observation rows (encoding.py) of their viewer
             # (real) or of p (shadow); a fresh count alone is not in them (a fresh card found
             # spent changes shadow_spent: ``_fresh_left`` drops p's then).
             if real and KN.leave_changes_rows(t_real, i, c):
-                memo.pop(i // n, None)
+                self._known_memo.pop(i // n, None)
             if shadow and KN.leave_changes_rows(t_shadow, i, c):
-                memo.pop(p, None)
+                self._shadow_memo.pop(p, None)
             for j in range(k):
                 if real and KN.seen_leave(t_real, i, c, size - j):
                     self._fresh_left(i, c, False)
@@ -502,12 +507,13 @@ class CabulaState(State):
         n = self.num_players
         size = sum(self.hands[victim])
         tables = self._tables()
-        # Rows that change (encoding.py's memo): the victim's shadows of every row about its hand
+        # Rows that change (encoding.py's memos): the victim's shadows of every row about its hand
         # and its row about the taker, the taker's shadow of that row, and the rows about the
         # victim of every viewer that has one (an unseen loss leaves an empty row as it was).
-        memo = self._rows_memo
+        self._shadow_memo.pop(victim, None)
+        self._shadow_memo.pop(taker, None)
+        memo = self._known_memo
         memo.pop(victim, None)
-        memo.pop(taker, None)
         known, groups, groups2 = self.known, self.groups, self.groups2
         for v in range(n):
             i = v * n + victim
