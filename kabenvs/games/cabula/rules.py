@@ -396,6 +396,11 @@ class CabulaState(State):
         # when all zero. Kept right by every write to such a row (``_rows_changed``).
         self._known_memo: dict = {}
         self._shadow_memo: dict = {}
+        # Whether some seat's deck_floor may hold a non-curse card (None: not known yet, worked
+        # out on demand). Until the first rebuild no floor does (a floor starts with the curses
+        # only; _reshuffle and refloor are what put other cards in it, and set this), so each
+        # non-curse draw can skip the other seats' floors.
+        self._floor_hand_cards: bool | None = None
 
     def _rows_changed(self, i: int | None = None, shadow: bool = False) -> None:
         """Row ``i`` of the real table (``shadow``: of the shadow table, or ``shadow_spent``)
@@ -471,6 +476,7 @@ class CabulaState(State):
             v = i // self.num_players
             self.deck_cap[v][c] -= 1
             KN.refloor(self, v)
+            self._floor_hand_cards = True
 
     def _forget_public(self, p: int, c: int, k: int) -> None:
         """Everyone sees ``k`` cards ``c`` leave ``p``'s hand (called before they leave)."""
@@ -555,7 +561,7 @@ class CabulaState(State):
                 floors[v][c] -= 1
                 if caps is not None:
                     caps[v][c] -= 1
-        else:
+        elif self._floors_hold_hand_cards():
             for v in range(self.num_players):
                 f = floors[v]
                 if v == p:
@@ -567,9 +573,18 @@ class CabulaState(State):
                     for t in HAND_TYPES:
                         if f[t]:
                             f[t] -= 1
+        elif caps is not None:  # (no floor holds a non-curse card: nothing to lower there)
+            caps[p][c] -= 1
         if not deck and any(self.discard):  # note 11: the deck ran out; rebuilt at once
             self._reshuffle()
         return c
+
+    def _floors_hold_hand_cards(self) -> bool:
+        """Whether some seat's ``deck_floor`` may hold a non-curse card (the cache above)."""
+        held = self._floor_hand_cards
+        if held is None:
+            held = self._floor_hand_cards = any(f[t] for f in self.deck_floor for t in HAND_TYPES)
+        return held
 
     def _reshuffle(self) -> None:
         pile = [c for c, k in enumerate(self.discard) for _ in range(k)]
@@ -590,6 +605,7 @@ class CabulaState(State):
         for v in range(n):
             self.deck_floor[v] = self.discard[:]
             self.deck_cap[v] = self.discard[:]
+        self._floor_hand_cards = True
         self.shadow_spent = [None] * (n * n)
         self.rebuilt_drawn = [[0] * NUM_TYPES for _ in range(n)]
         self.deck_cap_known = True
