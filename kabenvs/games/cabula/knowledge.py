@@ -121,14 +121,29 @@ def seen_leave(t: Table, i: int, x: int, size_before: int) -> bool:
     return False
 
 
-def leave_changes_rows(t: Table, i: int, x: int) -> bool:
-    """Whether ``seen_leave(t, i, x, ...)`` (once or more) can change row ``i`` of the table's
-    ``known``, ``groups`` or ``groups2`` (its fresh count aside): only when ``K`` or ``M2`` holds an
-    ``x`` (each only loses ``x`` cards), or there is a group (any, to keep this test simple). The
-    observation's memoised rows (encoding.py) are dropped on True."""
+def leave_changes_rows(t: Table, i: int, x: int, size_before: int, k: int = 1) -> bool:
+    """Whether ``k`` calls ``seen_leave(t, i, x, size_before - j)`` (j = 0 .. k - 1) can change row
+    ``i`` of the table's ``known``, ``groups`` or ``groups2`` (its fresh count aside). The
+    observation's memoised rows (encoding.py) are dropped on True. Each only loses ``x`` cards, so
+    ``K`` or ``M2`` change only if they hold one; the group changes if it holds one, or if only its
+    unknown cards can have been the card (nothing outside ``K`` and the group, which happens at
+    the j-th card when ``outside == j``), or if ``_normalise`` would change it (a group that is
+    not in normal form: only a hand-edited one)."""
     kn = t[0][i]
+    if kn is not None and kn[x]:
+        return True
     g2 = t[2][i]
-    return t[1][i] is not None or (kn is not None and kn[x] > 0) or (g2 is not None and g2[x] > 0)
+    if g2 is not None and g2[x]:
+        return True
+    g = t[1][i]
+    if g is None:
+        return False
+    if g[x]:
+        return True
+    r = g[R]
+    if g[WILD] and size_before - (sum(kn) if kn is not None else 0) - r < k:
+        return True
+    return r <= 0 or r >= sum(g[:R]) or not any(g[:WILD])
 
 
 def unseen_leave(t: Table, i: int, size_before: int) -> None:

@@ -495,9 +495,9 @@ class CabulaState(State):
             # Rows about to change drop the memoised observation rows (encoding.py) of their viewer
             # (real) or of p (shadow); a fresh count alone is not in them (a fresh card found
             # spent changes shadow_spent: ``_fresh_left`` drops p's then).
-            if real and KN.leave_changes_rows(t_real, i, c):
+            if real and KN.leave_changes_rows(t_real, i, c, size, k):
                 self._known_memo.pop(i // n, None)
-            if shadow and KN.leave_changes_rows(t_shadow, i, c):
+            if shadow and KN.leave_changes_rows(t_shadow, i, c, size, k):
                 self._shadow_memo.pop(p, None)
             for j in range(k):
                 if real and KN.seen_leave(t_real, i, c, size - j):
@@ -796,7 +796,8 @@ class CabulaState(State):
                 # the attacker looks at the whole hand (and its owner knows what it saw)
                 for t in self._tables():
                     KN.look(t, a * self.num_players + v, hand)
-                self._rows_changed()
+                self._known_memo.pop(a, None)  # a's row about v
+                self._shadow_memo.pop(v, None)  # v's shadow of it
                 if self._log is not None:
                     self._log.append(("look", a, v))
                 stack.append({"k": "take", "p": a, "v": v})
@@ -834,7 +835,9 @@ class CabulaState(State):
         if self._log is not None:
             self._log.append(("in", v, card, k))
         n = self.num_players
-        self._rows_changed()  # every other viewer's row about v, and v's shadows of them
+        # every other viewer's row about v changes (their memos go), and v's shadows of them
+        self._known_memo = {v: self._known_memo[v]} if v in self._known_memo else {}
+        self._shadow_memo.pop(v, None)
         for t in self._tables():
             for w in range(n):
                 if w != v:
