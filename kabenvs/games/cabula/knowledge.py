@@ -91,6 +91,14 @@ def seen_leave(t: Table, i: int, x: int, size_before: int) -> bool:
     rebuilt deck, and the caller takes it out of the viewer's ``deck_cap`` (or the shadow's cap)."""
     known, groups, groups2, fresh = t
     kn = known[i]
+    g = groups[i]
+    f = fresh[i]
+    if kn is None and g is None and groups2[i] is None:
+        # Only fresh cards (the usual row after a rebuild): the general case below, shortened.
+        if f:
+            fresh[i] = f - 1
+            return f == size_before  # every card of the hand was a fresh one
+        return False
     if kn is not None and kn[x]:
         # Exact: the card may also have been a group or a fresh one, but cards of one type are
         # interchangeable, so "K less x" describes every case.
@@ -98,8 +106,6 @@ def seen_leave(t: Table, i: int, x: int, size_before: int) -> bool:
         if not any(kn):
             known[i] = None
         return False
-    g = groups[i]
-    f = fresh[i]
     outside = size_before - (sum(kn) if kn is not None else 0) - (g[R] if g is not None else 0)
     surely_fresh = f and outside == f and (g is None or not (g[x] or g[WILD]))
     g2 = groups2[i]
