@@ -485,8 +485,11 @@ class CabulaState(State):
         n = self.num_players
         size = -1
         for i in range(p, n * n, n):  # every viewer's row about p, and p's shadow of it
-            real = known[i] is not None or groups[i] is not None or fresh[i] or groups2[i] is not None
-            shadow = sk[i] is not None or sg[i] is not None or sf[i] or sg2[i] is not None
+            # rows: a certain card or a group (what the observation memos hold); then fresh cards
+            rows = known[i] is not None or groups[i] is not None or groups2[i] is not None
+            shadow_rows = sk[i] is not None or sg[i] is not None or sg2[i] is not None
+            real = rows or fresh[i]
+            shadow = shadow_rows or sf[i]
             if not (real or shadow):
                 continue  # the hot path: nothing known
             if size < 0:
@@ -495,9 +498,9 @@ class CabulaState(State):
             # Rows about to change drop the memoised observation rows (encoding.py) of their viewer
             # (real) or of p (shadow); a fresh count alone is not in them (a fresh card found
             # spent changes shadow_spent: ``_fresh_left`` drops p's then).
-            if real and KN.leave_changes_rows(t_real, i, c, size, k):
+            if rows and KN.leave_changes_rows(t_real, i, c, size, k):
                 self._known_memo.pop(i // n, None)
-            if shadow and KN.leave_changes_rows(t_shadow, i, c, size, k):
+            if shadow_rows and KN.leave_changes_rows(t_shadow, i, c, size, k):
                 self._shadow_memo.pop(p, None)
             for j in range(k):
                 if real and KN.seen_leave(t_real, i, c, size - j):
