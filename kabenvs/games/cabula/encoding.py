@@ -130,8 +130,10 @@ def _encode_rebuilt(state: CabulaState, me: int, mv: memoryview) -> None:
             mv[base + c] = k * 0.2
     base = o["rebuilt_draws"]
     inv_total = 1.0 / state.game.total_cards
-    for q, row in enumerate(state.rebuilt_drawn):
-        k = sum(row)
+    totals = state._rebuilt_totals  # sum(row) of each rebuilt_drawn row, kept by the rules
+    if totals is None:
+        totals = state._rebuilt_totals = [sum(row) for row in state.rebuilt_drawn]
+    for q, k in enumerate(totals):
         if k:
             mv[base + (q - me) % n] = k * inv_total
 

@@ -401,6 +401,9 @@ class CabulaState(State):
         # only; _reshuffle and refloor are what put other cards in it, and set this), so each
         # non-curse draw can skip the other seats' floors.
         self._floor_hand_cards: bool | None = None
+        # Per player, the cards in its rebuilt_drawn row (encoding.py's rebuilt_draws block),
+        # kept by _draw and _reshuffle, the writers of rebuilt_drawn (None: worked out on demand).
+        self._rebuilt_totals: list[int] | None = None
 
     def _rows_changed(self, i: int | None = None, shadow: bool = False) -> None:
         """Row ``i`` of the real table (``shadow``: of the shadow table, or ``shadow_spent``)
@@ -557,6 +560,8 @@ class CabulaState(State):
             KN.unseen_draw(self.fresh, n, p)
             KN.unseen_draw(self.shadow_fresh, n, p)  # p knows every other seat counts it fresh
             self.rebuilt_drawn[p][c] += 1
+            if self._rebuilt_totals is not None:
+                self._rebuilt_totals[p] += 1
         floors = self.deck_floor
         caps = self.deck_cap if self.deck_cap_known else None
         if IS_CURSE[c]:  # shown to everyone
@@ -611,6 +616,7 @@ class CabulaState(State):
         self._floor_hand_cards = True
         self.shadow_spent = [None] * (n * n)
         self.rebuilt_drawn = [[0] * NUM_TYPES for _ in range(n)]
+        self._rebuilt_totals = [0] * n
         self.deck_cap_known = True
         self.discard = [0] * NUM_TYPES
 
