@@ -672,7 +672,7 @@ class CabulaState(State):
     def _run_effects(self) -> None:
         n = self.num_players
         while True:
-            if self._over():
+            if self.winner is not None or self.truncated:  # _over(), inlined (once an iteration)
                 self.current_player = None
                 return
             stack = self.stack
