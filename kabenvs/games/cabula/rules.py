@@ -393,7 +393,9 @@ class CabulaState(State):
         # encoding.py: per seat, the span of its observation that holds its rows of known,
         # groups and groups2 (_known_memo), and the one that holds the shadow rows about its hand
         # (_shadow_memo: shadow_known, shadow_groups, shadow_groups2, shadow_spent), or False
-        # when all zero. Kept right by every write to such a row (``_rows_changed``).
+        # when all zero. Every rules write that changes such a row drops the seats' memos it
+        # touches: _rows_changed, or the same pops inline where the seats are known
+        # (_forget_public, _move_hidden_card, a look, _return_to_hand).
         self._known_memo: dict = {}
         self._shadow_memo: dict = {}
         # Whether some seat's deck_floor may hold a non-curse card (None: not known yet, worked
