@@ -156,9 +156,12 @@ def encode(state: CabulaState, me: int) -> np.ndarray:
         if k:
             mv[i + c] = k * 0.2
     hs, dp, st = o["hand_size"], o["displayed"], o["star_total"]
+    sizes = state._hand_sizes  # sum(hands[p]) of each player, kept by the rules
+    if sizes is None:
+        sizes = state._hand_sizes = [sum(hand) for hand in hands]
     for p in range(n):
         r = (p - me) % n
-        size = sum(hands[p])
+        size = sizes[p]
         if size:
             mv[hs + r] = size * 0.1
         d0, d1 = state.display[p]

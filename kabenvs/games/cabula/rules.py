@@ -406,6 +406,9 @@ class CabulaState(State):
         # Per player, the cards in its rebuilt_drawn row (encoding.py's rebuilt_draws block),
         # kept by _draw and _reshuffle, the writers of rebuilt_drawn (None: worked out on demand).
         self._rebuilt_totals: list[int] | None = None
+        # Per player, the cards in its hand (encoding.py's hand_size block), kept by every write
+        # to hands after the deal (None: worked out on demand).
+        self._hand_sizes: list[int] | None = None
 
     def _rows_changed(self, i: int | None = None, shadow: bool = False) -> None:
         """Row ``i`` of the real table (``shadow``: of the shadow table, or ``shadow_spent``)
@@ -444,6 +447,8 @@ class CabulaState(State):
         """A public play or discard: everyone sees ``k`` cards of type ``c`` leave ``p``'s hand."""
         self._forget_public(p, c, k)
         self.hands[p][c] -= k
+        if self._hand_sizes is not None:
+            self._hand_sizes[p] -= k
         self.discard[c] += k
         if self._log is not None:
             self._log.append(("out", p, c, k))
@@ -546,6 +551,9 @@ class CabulaState(State):
             KN.plain_gain(t, victim * n + taker, c)
         self.hands[victim][c] -= 1
         self.hands[taker][c] += 1
+        if self._hand_sizes is not None:
+            self._hand_sizes[victim] -= 1
+            self._hand_sizes[taker] += 1
 
     def _draw(self, p: int) -> int | None:
         """Draw the top card for ``p`` (reshuffling if needed); None when deck and discard are empty."""
@@ -698,6 +706,8 @@ class CabulaState(State):
                     stack.append({"k": "curse", "p": p, "c": c, "stage": "respond", "by": None})
                 else:
                     self.hands[p][c] += 1
+                    if self._hand_sizes is not None:
+                        self._hand_sizes[p] += 1
             elif k == "end":
                 stack.pop()
             elif k == "main":
@@ -746,6 +756,8 @@ class CabulaState(State):
                         stack.append({"k": "curse", "p": p, "c": c, "stage": "respond", "by": None})
                     else:
                         hand[c] += 1
+                        if self._hand_sizes is not None:
+                            self._hand_sizes[p] += 1
             elif k == "take":
                 if not any(self.hands[f["v"]]):
                     stack.pop()
@@ -785,6 +797,8 @@ class CabulaState(State):
         if card == STAR or card == DOUBLE:
             self._forget_public(p, card, 1)
             hand[card] -= 1
+            if self._hand_sizes is not None:
+                self._hand_sizes[p] -= 1
             if self._log is not None:
                 self._log.append(("out", p, card, 1))
             self.display[p][0 if card == STAR else 1] += 1
@@ -843,6 +857,8 @@ class CabulaState(State):
         if not k:
             return
         self.hands[v][card] += k
+        if self._hand_sizes is not None:
+            self._hand_sizes[v] += k
         if self._log is not None:
             self._log.append(("in", v, card, k))
         n = self.num_players
