@@ -24,14 +24,15 @@ _REASON_INDEX = {"witch": 0, "prank": 1, "rob": 2, "chaos_lose": 3, "chaos_give"
 
 
 def _write_rows(mv: memoryview, rows: list, me: int, shift: int, base: int, width: int,
-                count: int | None) -> None:
+                count: int | None) -> bool:
     """Knowledge rows, one per seat ``p`` (None: nothing known), written at the seat-relative row
     ``(p - me) % n - shift`` of a block ``width`` wide: each entry / 5, then (``count`` given) the
     group's "surely remain" count. One writer for my rows about the other hands (shift 0, row 0
-    unused) and for the shadow rows about mine (shift 1: other players only)."""
+    unused) and for the shadow rows about mine (shift 1: other players only). True when it wrote
+    a row."""
     n = len(rows)
     if rows.count(None) == n:  # the usual case, skipped at C speed
-        return
+        return False
     for p, row in enumerate(rows):
         if row is not None:
             r = (p - me) % n - shift
@@ -42,45 +43,82 @@ def _write_rows(mv: memoryview, rows: list, me: int, shift: int, base: int, widt
                     mv[b + c] = k * 0.2
             if count is not None:
                 mv[count + r] = row[NUM_TYPES + 1] * 0.2
+    return True
 
 
-def _encode_knowledge(state: CabulaState, me: int, mv: memoryview) -> None:
+def _encode_knowledge(state: CabulaState, me: int, buf: np.ndarray, mv: memoryview) -> None:
     """What I know of each other hand (rows ``me * n + p``, knowledge.py), then what the others
-    know of mine (``_encode_shadow``), through the one row writer."""
+    know of mine (``_encode_shadow``), through the one row writer; then the fresh counts and the
+    draws from a rebuilt deck.
+
+    The rows of the knowledge tables change far less often than the fresh counts and the
+    rebuilt-deck draws: my rows (``known``, ``groups``, ``groups2``) and the shadow rows about my
+    hand are memoised per seat, each on its own (``state._known_memo``, ``state._shadow_memo``:
+    the span ``game.known_span`` / ``game.shadow_span`` of the vector, or False when it is all
+    zero; each changes without the other most of the time). The rules drop a seat's memo
+    whenever they change one of its rows (``CabulaState._rows_changed``) and ``_reset_caches``
+    drops them whole. Their_fresh, inside the shadow span, is written after the copy (the memo
+    holds zeros there)."""
     n = state.num_players
     o = state.game.obs_offsets
     T = NUM_TYPES
+    memo = state._known_memo
+    seg = memo.get(me)
+    if seg is None:
+        mine = slice(me * n, me * n + n)
+        # The second groups never hold unknown cards: their rows have one column fewer.
+        wrote = _write_rows(mv, state.known[mine], me, 0, o["known_hands"], T, None)
+        wrote |= _write_rows(mv, state.groups[mine], me, 0, o["maybe_hands"], T + 1, o["maybe_count"])
+        wrote |= _write_rows(mv, state.groups2[mine], me, 0, o["maybe2_hands"], T, o["maybe2_count"])
+        lo, hi = state.game.known_span
+        memo[me] = buf[lo:hi].copy() if wrote else False
+    elif seg is not False:
+        lo, hi = state.game.known_span
+        buf[lo:hi] = seg
+    memo = state._shadow_memo
+    seg = memo.get(me)
+    if seg is None:
+        lo, hi = state.game.shadow_span
+        memo[me] = buf[lo:hi].copy() if _encode_shadow(state, me, mv) else False
+    elif seg is not False:
+        lo, hi = state.game.shadow_span
+        buf[lo:hi] = seg
     row0 = me * n
-    mine = slice(row0, row0 + n)
-    # The second groups never hold unknown cards: their rows have one column fewer.
-    _write_rows(mv, state.known[mine], me, 0, o["known_hands"], T, None)
-    _write_rows(mv, state.groups[mine], me, 0, o["maybe_hands"], T + 1, o["maybe_count"])
-    _write_rows(mv, state.groups2[mine], me, 0, o["maybe2_hands"], T, o["maybe2_count"])
     fresh = state.fresh
     if any(fresh):
         fr = o["fresh"]
         for p in range(n):
             if fresh[row0 + p]:
                 mv[fr + (p - me) % n] = fresh[row0 + p] * 0.2
-    _encode_shadow(state, me, mv)
+    if state.deck_cap_known:  # fresh cards and draws from a rebuilt deck need one
+        _encode_rebuilt(state, me, mv)
 
 
-def _encode_shadow(state: CabulaState, me: int, mv: memoryview) -> None:
+def _encode_shadow(state: CabulaState, me: int, mv: memoryview) -> bool:
     """What each other player ``j`` knows of my hand, as far as I can tell: the shadow rows
-    ``j * n + me`` (knowledge.py), in the row of the player ``k`` seats clockwise at ``k - 1``;
-    and, after a rebuild, my part of their ``deck_cap``: my draws from the rebuilt deck (once, for
-    all of them) less what each found was fresh (``their_spent``), and everyone's number of draws."""
+    ``j * n + me`` (knowledge.py), in the row of the player ``k`` seats clockwise at ``k - 1``,
+    and what each found was fresh when it left my hand (``their_spent``). True when it wrote a
+    row."""
     n = state.num_players
     o = state.game.obs_offsets
     T = NUM_TYPES
     theirs = slice(me, n * n, n)
-    _write_rows(mv, state.shadow_known[theirs], me, 1, o["their_known"], T, None)
-    _write_rows(mv, state.shadow_groups[theirs], me, 1, o["their_maybe"], T + 1, o["their_maybe_count"])
-    _write_rows(mv, state.shadow_groups2[theirs], me, 1, o["their_maybe2"], T, o["their_maybe2_count"])
-    _write_rows(mv, state.shadow_spent[theirs], me, 1, o["their_spent"], T, None)
-    if not state.deck_cap_known:
-        return  # fresh cards and draws from a rebuilt deck need one
-    fresh = state.shadow_fresh[theirs]
+    wrote = _write_rows(mv, state.shadow_known[theirs], me, 1, o["their_known"], T, None)
+    wrote |= _write_rows(mv, state.shadow_groups[theirs], me, 1, o["their_maybe"], T + 1,
+                         o["their_maybe_count"])
+    wrote |= _write_rows(mv, state.shadow_groups2[theirs], me, 1, o["their_maybe2"], T,
+                         o["their_maybe2_count"])
+    wrote |= _write_rows(mv, state.shadow_spent[theirs], me, 1, o["their_spent"], T, None)
+    return wrote
+
+
+def _encode_rebuilt(state: CabulaState, me: int, mv: memoryview) -> None:
+    """After a rebuild: the fresh cards each other player counts in my hand, my part of their
+    ``deck_cap``: my draws from the rebuilt deck (once, for all of them; less ``their_spent``),
+    and everyone's number of draws."""
+    n = state.num_players
+    o = state.game.obs_offsets
+    fresh = state.shadow_fresh[me:n * n:n]
     if any(fresh):
         base = o["their_fresh"]
         for j, f in enumerate(fresh):
@@ -92,8 +130,10 @@ def _encode_shadow(state: CabulaState, me: int, mv: memoryview) -> None:
             mv[base + c] = k * 0.2
     base = o["rebuilt_draws"]
     inv_total = 1.0 / state.game.total_cards
-    for q, row in enumerate(state.rebuilt_drawn):
-        k = sum(row)
+    totals = state._rebuilt_totals  # sum(row) of each rebuilt_drawn row, kept by the rules
+    if totals is None:
+        totals = state._rebuilt_totals = [sum(row) for row in state.rebuilt_drawn]
+    for q, k in enumerate(totals):
         if k:
             mv[base + (q - me) % n] = k * inv_total
 
@@ -116,9 +156,12 @@ def encode(state: CabulaState, me: int) -> np.ndarray:
         if k:
             mv[i + c] = k * 0.2
     hs, dp, st = o["hand_size"], o["displayed"], o["star_total"]
+    sizes = state._hand_sizes  # sum(hands[p]) of each player, kept by the rules
+    if sizes is None:
+        sizes = state._hand_sizes = [sum(hand) for hand in hands]
     for p in range(n):
         r = (p - me) % n
-        size = sum(hands[p])
+        size = sizes[p]
         if size:
             mv[hs + r] = size * 0.1
         d0, d1 = state.display[p]
@@ -126,7 +169,7 @@ def encode(state: CabulaState, me: int) -> np.ndarray:
             mv[dp + 2 * r] = d0 * 0.2
             mv[dp + 2 * r + 1] = d1 * 0.2
             mv[st + r] = (d0 + 2 * d1) * 0.2
-    _encode_knowledge(state, me, mv)
+    _encode_knowledge(state, me, buf, mv)
     am, amo, nk = o["attack_made"], o["attack_made_on"], len(ATTACK_KINDS)
     for p, made in enumerate(state.attacks):
         if made is not None:

@@ -91,6 +91,14 @@ def seen_leave(t: Table, i: int, x: int, size_before: int) -> bool:
     rebuilt deck, and the caller takes it out of the viewer's ``deck_cap`` (or the shadow's cap)."""
     known, groups, groups2, fresh = t
     kn = known[i]
+    g = groups[i]
+    f = fresh[i]
+    if kn is None and g is None and groups2[i] is None:
+        # Only fresh cards (the usual row after a rebuild): the general case below, shortened.
+        if f:
+            fresh[i] = f - 1
+            return f == size_before  # every card of the hand was a fresh one
+        return False
     if kn is not None and kn[x]:
         # Exact: the card may also have been a group or a fresh one, but cards of one type are
         # interchangeable, so "K less x" describes every case.
@@ -98,8 +106,6 @@ def seen_leave(t: Table, i: int, x: int, size_before: int) -> bool:
         if not any(kn):
             known[i] = None
         return False
-    g = groups[i]
-    f = fresh[i]
     outside = size_before - (sum(kn) if kn is not None else 0) - (g[R] if g is not None else 0)
     surely_fresh = f and outside == f and (g is None or not (g[x] or g[WILD]))
     g2 = groups2[i]
@@ -119,6 +125,31 @@ def seen_leave(t: Table, i: int, x: int, size_before: int) -> bool:
         fresh[i] = f - 1  # it may have been a fresh card: one fewer is sure
         return bool(surely_fresh)  # if it was one, it came from the rebuilt deck
     return False
+
+
+def leave_changes_rows(t: Table, i: int, x: int, size_before: int, k: int = 1) -> bool:
+    """Whether ``k`` calls ``seen_leave(t, i, x, size_before - j)`` (j = 0 .. k - 1) can change row
+    ``i`` of the table's ``known``, ``groups`` or ``groups2`` (its fresh count aside). The
+    observation's memoised rows (encoding.py) are dropped on True. Each only loses ``x`` cards, so
+    ``K`` or ``M2`` change only if they hold one; the group changes if it holds one, or if only its
+    unknown cards can have been the card (nothing outside ``K`` and the group, which happens at
+    the j-th card when ``outside == j``), or if ``_normalise`` would change it (a group that is
+    not in normal form: only a hand-edited one)."""
+    kn = t[0][i]
+    if kn is not None and kn[x]:
+        return True
+    g2 = t[2][i]
+    if g2 is not None and g2[x]:
+        return True
+    g = t[1][i]
+    if g is None:
+        return False
+    if g[x]:
+        return True
+    r = g[R]
+    if g[WILD] and size_before - (sum(kn) if kn is not None else 0) - r < k:
+        return True
+    return r <= 0 or r >= sum(g[:R]) or not any(g[:WILD])
 
 
 def unseen_leave(t: Table, i: int, size_before: int) -> None:

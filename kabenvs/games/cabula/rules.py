@@ -172,11 +172,27 @@ class CabulaGame(Game):
         self.take_ids = {c: cat.id("take", c) for c in HAND_TYPES}
         # Main-phase table: (card, count, id), checked in order against the hand.
         self.play_table = [(c, k, i) for (c, k), i in self.play_ids.items()]
+        # The same moves grouped by card, in the table's order (a card's counts ascending, pairs
+        # of spell books only when allowed): legality reads each card's count in hand once.
+        pairs_ok = self.config.spell_book_pairs
+        self.play_groups: list[tuple[int, list[tuple[int, int]]]] = []
+        for c, k, i in self.play_table:
+            if k > 1 and c == BOOK and not pairs_ok:
+                continue
+            if not self.play_groups or self.play_groups[-1][0] != c:
+                self.play_groups.append((c, []))
+            self.play_groups[-1][1].append((k, i))
         # id -> (kind, move) lookups for _apply, as plain lists (faster than method calls).
         self.kind_of = [cat.kind(a) for a in range(cat.size)]
         self.move_of = [cat.move(a) for a in range(cat.size)]
         self.obs_offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
         self.inv_comp_list = [1.0 / k if k else 0.0 for k in self.composition]
+        # The spans of the observation holding a seat's knowledge rows (known_hands up to the end
+        # of maybe2_count) and the shadow rows about its hand (their_known up to the end of
+        # their_spent, their_fresh left at zero); encoding.py memoises each per seat.
+        self.known_span = (self.obs_offsets["known_hands"], self.obs_offsets["fresh"])
+        self.shadow_span = (self.obs_offsets["their_known"],
+                            self.obs_offsets["their_spent"] + (n - 1) * NUM_TYPES)
 
     def play_moves(self) -> list[tuple[int, int]]:
         moves = [(STAR, 1), (DOUBLE, 1)]
@@ -300,7 +316,8 @@ class CabulaState(State):
         s = cls(game, rng)
         n = game.num_players
         deck = [c for c, k in enumerate(game.composition) for _ in range(k)]
-        deck = [deck[i] for i in rng.permutation(len(deck))]
+        # (.tolist(): the same permutation, indexed with ints instead of numpy scalars)
+        deck = [deck[i] for i in rng.permutation(len(deck)).tolist()]
         s.hands = [[0] * NUM_TYPES for _ in range(n)]
         set_aside = []
         for p in range(n):
@@ -316,7 +333,7 @@ class CabulaState(State):
                         set_aside.append(c)
                         hand[deck.pop()] += 1
         deck += set_aside
-        s.deck = [deck[i] for i in rng.permutation(len(deck))]  # top of the deck = end of the list
+        s.deck = [deck[i] for i in rng.permutation(len(deck)).tolist()]  # top of the deck = end of the list
         s.discard = [0] * NUM_TYPES
         s.display = [[0, 0] for _ in range(n)]
         # known[v * n + p]: the cards v is sure p's hand holds (None: nothing; kept sparse because
@@ -373,6 +390,37 @@ class CabulaState(State):
         # search resamples one position many times); dropped with the other caches on restore,
         # clone and touch, and keyed by the history's length against later moves.
         self._resample_events = None
+        # encoding.py: per seat, the span of its observation that holds its rows of known,
+        # groups and groups2 (_known_memo), and the one that holds the shadow rows about its hand
+        # (_shadow_memo: shadow_known, shadow_groups, shadow_groups2, shadow_spent), or False
+        # when all zero. Every rules write that changes such a row drops the seats' memos it
+        # touches: _rows_changed, or the same pops inline where the seats are known
+        # (_forget_public, _move_hidden_card, a look, _return_to_hand).
+        self._known_memo: dict = {}
+        self._shadow_memo: dict = {}
+        # Whether some seat's deck_floor may hold a non-curse card (None: not known yet, worked
+        # out on demand). Until the first rebuild no floor does (a floor starts with the curses
+        # only; _reshuffle and refloor are what put other cards in it, and set this), so each
+        # non-curse draw can skip the other seats' floors.
+        self._floor_hand_cards: bool | None = None
+        # Per player, the cards in its rebuilt_drawn row (encoding.py's rebuilt_draws block),
+        # kept by _draw and _reshuffle, the writers of rebuilt_drawn (None: worked out on demand).
+        self._rebuilt_totals: list[int] | None = None
+        # Per player, the cards in its hand (encoding.py's hand_size block), kept by every write
+        # to hands after the deal (None: worked out on demand).
+        self._hand_sizes: list[int] | None = None
+
+    def _rows_changed(self, i: int | None = None, shadow: bool = False) -> None:
+        """Row ``i`` of the real table (``shadow``: of the shadow table, or ``shadow_spent``)
+        changed: its viewer's (the shadow: its hand owner's) memoised rows go (encoding.py).
+        Without ``i``, every seat's go (the rare events that change many rows)."""
+        if i is None:
+            self._known_memo.clear()
+            self._shadow_memo.clear()
+        elif shadow:
+            self._shadow_memo.pop(i % self.num_players, None)
+        else:
+            self._known_memo.pop(i // self.num_players, None)
 
     def _next_chance(self, kind: type):
         """The scripted outcome of the next chance event if the script holds one of ``kind``
@@ -399,6 +447,8 @@ class CabulaState(State):
         """A public play or discard: everyone sees ``k`` cards of type ``c`` leave ``p``'s hand."""
         self._forget_public(p, c, k)
         self.hands[p][c] -= k
+        if self._hand_sizes is not None:
+            self._hand_sizes[p] -= k
         self.discard[c] += k
         if self._log is not None:
             self._log.append(("out", p, c, k))
@@ -431,10 +481,12 @@ class CabulaState(State):
             if spent is None:
                 spent = self.shadow_spent[i] = [0] * NUM_TYPES
             spent[c] += 1
+            self._rows_changed(i, True)
         else:
             v = i // self.num_players
             self.deck_cap[v][c] -= 1
             KN.refloor(self, v)
+            self._floor_hand_cards = True
 
     def _forget_public(self, p: int, c: int, k: int) -> None:
         """Everyone sees ``k`` cards ``c`` leave ``p``'s hand (called before they leave)."""
@@ -443,13 +495,23 @@ class CabulaState(State):
         n = self.num_players
         size = -1
         for i in range(p, n * n, n):  # every viewer's row about p, and p's shadow of it
-            real = known[i] is not None or groups[i] is not None or fresh[i] or groups2[i] is not None
-            shadow = sk[i] is not None or sg[i] is not None or sf[i] or sg2[i] is not None
+            # rows: a certain card or a group (what the observation memos hold); then fresh cards
+            rows = known[i] is not None or groups[i] is not None or groups2[i] is not None
+            shadow_rows = sk[i] is not None or sg[i] is not None or sg2[i] is not None
+            real = rows or fresh[i]
+            shadow = shadow_rows or sf[i]
             if not (real or shadow):
                 continue  # the hot path: nothing known
             if size < 0:
                 size = sum(self.hands[p])
                 t_real, t_shadow = (known, groups, groups2, fresh), (sk, sg, sg2, sf)
+            # Rows about to change drop the memoised observation rows (encoding.py) of their viewer
+            # (real) or of p (shadow); a fresh count alone is not in them (a fresh card found
+            # spent changes shadow_spent: ``_fresh_left`` drops p's then).
+            if rows and KN.leave_changes_rows(t_real, i, c, size, k):
+                self._known_memo.pop(i // n, None)
+            if shadow_rows and KN.leave_changes_rows(t_shadow, i, c, size, k):
+                self._shadow_memo.pop(p, None)
             for j in range(k):
                 if real and KN.seen_leave(t_real, i, c, size - j):
                     self._fresh_left(i, c, False)
@@ -464,6 +526,18 @@ class CabulaState(State):
         n = self.num_players
         size = sum(self.hands[victim])
         tables = self._tables()
+        # Rows that change (encoding.py's memos): the victim's shadows of every row about its hand
+        # and its row about the taker, the taker's shadow of that row, and the rows about the
+        # victim of every viewer that has one (an unseen loss leaves an empty row as it was).
+        self._shadow_memo.pop(victim, None)
+        self._shadow_memo.pop(taker, None)
+        memo = self._known_memo
+        memo.pop(victim, None)
+        known, groups, groups2 = self.known, self.groups, self.groups2
+        for v in range(n):
+            i = v * n + victim
+            if known[i] is not None or groups[i] is not None or groups2[i] is not None:
+                memo.pop(v, None)
         for v in range(n):
             i = v * n + victim
             if v == taker:
@@ -477,6 +551,9 @@ class CabulaState(State):
             KN.plain_gain(t, victim * n + taker, c)
         self.hands[victim][c] -= 1
         self.hands[taker][c] += 1
+        if self._hand_sizes is not None:
+            self._hand_sizes[victim] -= 1
+            self._hand_sizes[taker] += 1
 
     def _draw(self, p: int) -> int | None:
         """Draw the top card for ``p`` (reshuffling if needed); None when deck and discard are empty."""
@@ -493,6 +570,8 @@ class CabulaState(State):
             KN.unseen_draw(self.fresh, n, p)
             KN.unseen_draw(self.shadow_fresh, n, p)  # p knows every other seat counts it fresh
             self.rebuilt_drawn[p][c] += 1
+            if self._rebuilt_totals is not None:
+                self._rebuilt_totals[p] += 1
         floors = self.deck_floor
         caps = self.deck_cap if self.deck_cap_known else None
         if IS_CURSE[c]:  # shown to everyone
@@ -500,7 +579,7 @@ class CabulaState(State):
                 floors[v][c] -= 1
                 if caps is not None:
                     caps[v][c] -= 1
-        else:
+        elif self._floors_hold_hand_cards():
             for v in range(self.num_players):
                 f = floors[v]
                 if v == p:
@@ -512,9 +591,18 @@ class CabulaState(State):
                     for t in HAND_TYPES:
                         if f[t]:
                             f[t] -= 1
+        elif caps is not None:  # (no floor holds a non-curse card: nothing to lower there)
+            caps[p][c] -= 1
         if not deck and any(self.discard):  # note 11: the deck ran out; rebuilt at once
             self._reshuffle()
         return c
+
+    def _floors_hold_hand_cards(self) -> bool:
+        """Whether some seat's ``deck_floor`` may hold a non-curse card (the cache above)."""
+        held = self._floor_hand_cards
+        if held is None:
+            held = self._floor_hand_cards = any(f[t] for f in self.deck_floor for t in HAND_TYPES)
+        return held
 
     def _reshuffle(self) -> None:
         pile = [c for c, k in enumerate(self.discard) for _ in range(k)]
@@ -522,10 +610,11 @@ class CabulaState(State):
         if scripted is not None and sorted(scripted) == pile:
             self.deck[:] = scripted
         else:  # a script that does not fit (a tampered save) is ignored: the replay check sees it
-            self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile))]
+            self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile)).tolist()]
         if self._log is not None:
             self._log.append(("shuffle", self.deck[:]))
         n = self.num_players
+        self._rows_changed()  # groups made of fresh cards, shadow_spent emptied
         if self.deck_cap_known:
             real, shadow = self._tables()
             caps = self.deck_cap
@@ -534,8 +623,10 @@ class CabulaState(State):
         for v in range(n):
             self.deck_floor[v] = self.discard[:]
             self.deck_cap[v] = self.discard[:]
+        self._floor_hand_cards = True
         self.shadow_spent = [None] * (n * n)
         self.rebuilt_drawn = [[0] * NUM_TYPES for _ in range(n)]
+        self._rebuilt_totals = [0] * n
         self.deck_cap_known = True
         self.discard = [0] * NUM_TYPES
 
@@ -591,7 +682,7 @@ class CabulaState(State):
     def _run_effects(self) -> None:
         n = self.num_players
         while True:
-            if self._over():
+            if self.winner is not None or self.truncated:  # _over(), inlined (once an iteration)
                 self.current_player = None
                 return
             stack = self.stack
@@ -615,6 +706,8 @@ class CabulaState(State):
                     stack.append({"k": "curse", "p": p, "c": c, "stage": "respond", "by": None})
                 else:
                     self.hands[p][c] += 1
+                    if self._hand_sizes is not None:
+                        self._hand_sizes[p] += 1
             elif k == "end":
                 stack.pop()
             elif k == "main":
@@ -663,6 +756,8 @@ class CabulaState(State):
                         stack.append({"k": "curse", "p": p, "c": c, "stage": "respond", "by": None})
                     else:
                         hand[c] += 1
+                        if self._hand_sizes is not None:
+                            self._hand_sizes[p] += 1
             elif k == "take":
                 if not any(self.hands[f["v"]]):
                     stack.pop()
@@ -702,6 +797,8 @@ class CabulaState(State):
         if card == STAR or card == DOUBLE:
             self._forget_public(p, card, 1)
             hand[card] -= 1
+            if self._hand_sizes is not None:
+                self._hand_sizes[p] -= 1
             if self._log is not None:
                 self._log.append(("out", p, card, 1))
             self.display[p][0 if card == STAR else 1] += 1
@@ -724,6 +821,8 @@ class CabulaState(State):
                 # the attacker looks at the whole hand (and its owner knows what it saw)
                 for t in self._tables():
                     KN.look(t, a * self.num_players + v, hand)
+                self._known_memo.pop(a, None)  # a's row about v
+                self._shadow_memo.pop(v, None)  # v's shadow of it
                 if self._log is not None:
                     self._log.append(("look", a, v))
                 stack.append({"k": "take", "p": a, "v": v})
@@ -758,9 +857,14 @@ class CabulaState(State):
         if not k:
             return
         self.hands[v][card] += k
+        if self._hand_sizes is not None:
+            self._hand_sizes[v] += k
         if self._log is not None:
             self._log.append(("in", v, card, k))
         n = self.num_players
+        # every other viewer's row about v changes (their memos go), and v's shadows of them
+        self._known_memo = {v: self._known_memo[v]} if v in self._known_memo else {}
+        self._shadow_memo.pop(v, None)
         for t in self._tables():
             for w in range(n):
                 if w != v:
@@ -788,10 +892,13 @@ class CabulaState(State):
         if k == "main":
             hand = self.hands[p]
             out = [g.pass_id]
-            pairs_ok = g.config.spell_book_pairs
-            for c, cnt, i in g.play_table:
-                if hand[c] >= cnt and (cnt == 1 or c != BOOK or pairs_ok):
-                    out.append(i)
+            for c, moves in g.play_groups:  # the play table's order, one card at a time
+                held = hand[c]
+                if held:
+                    for cnt, i in moves:
+                        if cnt > held:
+                            break
+                        out.append(i)
             return out
         if k == "target":
             return g.target_ids[1:]
