@@ -123,6 +123,32 @@ def test_json_round_trip_and_clone_same_future(case):
 
 
 @cases
+def test_cached_observations_and_masks_are_what_a_fresh_copy_computes(case):
+    """Games keep caches and memos between observations for speed (per-seat vectors, memoised
+    rows, kept masks), which every rules write must keep right or drop; a clone starts without
+    any. At every step of whole random games, the observations handed out equal a fresh clone's:
+    in the first game every seat is asked every step (a memo missed by a write shows at the next
+    step), in the others only the seat to move, as the AEC loop asks (a stale memo shows when
+    that seat is next asked); the mask too."""
+    game = build(case)
+    rnd = random.Random(3)
+    for g in range(3):
+        state = game.new_state(np.random.default_rng(4000 + g))
+        steps = 0
+        while state.current_player is not None and steps <= game.max_decisions():
+            fresh = state.clone()
+            seats = range(game.num_players) if g == 0 else (state.current_player,)
+            for seat in seats:
+                np.testing.assert_array_equal(
+                    state.observation(seat), fresh.observation(seat),
+                    err_msg=f"game {g}, step {steps}: seat {seat}'s observation differs from a fresh copy's")
+            np.testing.assert_array_equal(state.legal_mask(), fresh.legal_mask(),
+                                          err_msg=f"game {g}, step {steps}: the mask differs from a fresh copy's")
+            state.apply(rnd.choice(state.legal_actions()))
+            steps += 1
+
+
+@cases
 def test_reset_from_saved_state(case):
     env = make_env(case)
     game = env.game
