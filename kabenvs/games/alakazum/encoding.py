@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 FOREST_KNOWN = 5  # Forest Magic puts back at most 5 cards
 POTIONS = ("combat_potion", "die_potion", "double_potion", "steal_potion")
+STAGE_INDEX = {"setup": 0, "explore": 1, "action": 2, "alakazum": 3}  # the stage block's one-hot
 
 
 def table_rows(game: AlakazumGame) -> int:
@@ -212,28 +213,28 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
     # every write below is of one item: through a memoryview it costs half of one on the numpy
     # array (no numpy scalar is made); float32 either way
     mv = memoryview(buf)
-    o = g.offsets.__getitem__
+    at = g.at  # the blocks' starts (rules.BlockStarts)
     pend = state.pending
     if state.current_player is not None:
-        mv[o("current") + (state.current_player - player) % n] = 1
-    mv[o("turn_player") + (state.turn_player - player) % n] = 1
+        mv[at.current + (state.current_player - player) % n] = 1
+    mv[at.turn_player + (state.turn_player - player) % n] = 1
     if pend is not None:
-        mv[o("decision") + DECISION_INDEX[pend["k"]]] = 1
-    mv[o("stage") + ("setup", "explore", "action", "alakazum").index(state.stage)] = 1
-    t0 = o("turn_info")
+        mv[at.decision + DECISION_INDEX[pend["k"]]] = 1
+    mv[at.stage + STAGE_INDEX[state.stage]] = 1
+    t0 = at.turn_info
     mv[t0] = state.turn / g.config.max_turns
     mv[t0 + 1] = state.actions_left / 2
     mv[t0 + 2] = state.in_dejavu
-    h0 = o("hand")
+    h0 = at.hand
     for c in state.hands[player]:
         mv[h0 + ht[c]] += 1 / 3
-    hs0, kh0, hg0, hj0 = o("hand_size"), o("known_hands"), o("hand_groups"), o("hand_joint")
-    mk0, mg0, mj0, mc0 = o("mine_known"), o("mine_groups"), o("mine_joint"), o("mine_capped")
-    hc0 = o("hand_capped")
+    hs0, kh0, hg0, hj0 = at.hand_size, at.known_hands, at.hand_groups, at.hand_joint
+    mk0, mg0, mj0, mc0 = at.mine_known, at.mine_groups, at.mine_joint, at.mine_capped
+    hc0 = at.hand_capped
     known, groups, joint, capped = state.known, state.groups, state.joint, state.capped
     gw = nht + 2
     ncap = len(CULTURES) + 1
-    tm0, br0, cp0, en0 = o("team"), o("broom"), o("culture_points"), o("energy")
+    tm0, br0, cp0, en0 = at.team, at.broom, at.culture_points, at.energy
     team_memo, nch3 = state._team_memo, nch * 3
     for q in range(n):
         r = (q - player) % n
@@ -261,13 +262,13 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
         i = cp0 + r * 5
         mv[i:i + 5] = points_seg
         mv[en0 + r] = energy
-    gy0 = o("graveyard")
+    gy0 = at.graveyard
     for c in state.graveyard:
         mv[gy0 + ci[c]] = 1
-    d0 = o("display")
+    d0 = at.display
     for c in state.display:
         mv[d0 + ci[c]] = 1
-    mt0, mc0 = o("market"), o("market_count")
+    mt0, mc0 = at.market, at.market_count
     market = state.market
     key = tuple(market)
     memo = state._market_memo
@@ -276,37 +277,37 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
     rows_seg = memo[1]
     mv[mt0:mt0 + len(rows_seg)] = rows_seg
     mv[mc0:mc0 + nht] = memo[2]
-    p0 = o("piles")
+    p0 = at.piles
     mv[p0] = len(market) / 20
     mv[p0 + 1] = len(state.forest) / 90
     mv[p0 + 2] = (len(state.fm) + len(state.fm_order) + (state.fm_keep >= 0)) / 6
     fk = state.forest_known[player]
     if fk:
-        f0 = o("forest_known")
+        f0 = at.forest_known
         for i in range(fk):
             mv[f0 + i * cs.num_classes + cs.cls[state.forest[-1 - i]]] = 1
     fs = state.forest_sets[player]
     if fs[0]:
-        f0 = o("forest_set")
+        f0 = at.forest_set
         mv[f0] = fs[0] / 6
         mv[f0 + 1] = fs[3] / 5
-        f0 = o("forest_set_cards")
+        f0 = at.forest_set_cards
         for c in fs[1]:
             mv[f0 + cs.cls[c]] += 1
         for c in fs[2]:
             mv[f0 + cs.num_classes + cs.cls[c]] += 1
     if pend is not None and pend["p"] == player and state.fm:
-        m0 = o("forest_magic")
+        m0 = at.forest_magic
         for c in state.fm:
             mv[m0 + cs.cls[c]] += 1
-        m0 = o("forest_magic_placed")
+        m0 = at.forest_magic_placed
         for i, c in enumerate(state.fm_order):
             mv[m0 + i * cs.num_classes + cs.cls[c]] = 1
         if state.fm_keep >= 0:
-            mv[o("forest_magic_kept") + cs.cls[state.fm_keep]] = 1
+            mv[at.forest_magic_kept + cs.cls[state.fm_keep]] = 1
     nfin = len(cs.finals)
     fin_index = cs.final_index
-    fk0, fs0, fsn0 = o("finals_known"), o("finals_state"), o("finals_seen")
+    fk0, fs0, fsn0 = at.finals_known, at.finals_state, at.finals_seen
     seen, revealed = state.seen, state.revealed
     my_seen = seen[player]
     for i, f in enumerate(state.finals):
@@ -322,7 +323,7 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
         for q, seen_q in enumerate(seen):
             if seen_q[i]:
                 mv[fsn0 + i * n + (q - player) % n] = 1
-    bx0 = o("boxed")
+    bx0 = at.boxed
     for c in state.boxed:
         e = cs.effect[c]
         if e == "voodoo":
@@ -331,23 +332,23 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
             mv[bx0 + TRAP_EFFECTS.index(e)] = 1
     cb = state.combat
     if cb is not None:
-        mv[o("combat_kind") + (0 if cb["t"] == "forest" else 1)] = 1
-        s0 = o("combat_seats")
+        mv[at.combat_kind + (0 if cb["t"] == "forest" else 1)] = 1
+        s0 = at.combat_seats
         mv[s0 + (cb["a"] - player) % n] = 1
         if cb["d"] >= 0:
             mv[s0 + n + (cb["d"] - player) % n] = 1
-        c0 = o("combat_chars")
+        c0 = at.combat_chars
         for row, key in enumerate(("fighter", "helper", "target", "dh")):
             if cb[key] >= 0:
                 mv[c0 + row * nch + ci[cb[key]]] = 1
-        pts = o("combat_points")
+        pts = at.combat_points
         mv[pts] = cb["ab"] / 10
         mv[pts + 1] = cb["db"] / 10
         for side in (0, 1):
             pots = cb["pots"][side]
             mv[pts + 2 + side] = sum(v for _, v, m in pots if m == 0) / 10
             mv[pts + 4 + side] = len(pots) / 5
-        ct0 = o("combat_table")
+        ct0 = at.combat_table
         table = cb["table"]
         last = len(table) - 1
         for i in range(len(table)):
@@ -356,7 +357,7 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
             mv[row + ht[card]] = 1
             mv[row + nht] = side
             mv[row + nht + 1] = mode
-        di = o("combat_die")
+        di = at.combat_die
         if cb["win"] >= 0:
             mv[di] = cb["roll"] / 6
             mv[di + 1] = sum(v for _, v, m in cb["pots"][cb["win"]] if m == 1) / 6
@@ -365,15 +366,15 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
     if state.santa:
         # the whole chain, not only the pending roll: after a present explodes on a player with no
         # character to lose nothing else shows whom the die went to
-        sc0, w = o("santa_chain"), n + 1
+        sc0, w = at.santa_chain, n + 1
         chain = state.santa
         for i, (q, roll) in enumerate(chain[:-SANTA_ROWS - 1:-1]):
             mv[sc0 + i * w + (q - player) % n] = 1
             mv[sc0 + i * w + n] = roll / 6
-        mv[o("santa_rolls")] = len(chain) / SANTA_ROWS
+        mv[at.santa_rolls] = len(chain) / SANTA_ROWS
     if pend is not None:
         k = pend["k"]
-        an0, a0 = o("announced"), o("announced_detail")
+        an0, a0 = at.announced, at.announced_detail
         aw, dw = len(ANNOUNCED) + 2, len(SPELLS) + len(CULTURES) + nht + nch
         last = len(state.plays) - 1
         for i, ann in enumerate(state.plays):
@@ -390,8 +391,8 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
             if "target" in ann:
                 mv[det + len(SPELLS) + len(CULTURES) + nht + ci[ann["target"]]] = 1
             if "by" in ann:
-                mv[o("cancelled_by") + i * n + (ann["by"] - player) % n] = 1
-        pm = o("pending_misc")
+                mv[at.cancelled_by + i * n + (ann["by"] - player) % n] = 1
+        pm = at.pending_misc
         if "left" in pend:
             if k in ("give_card", "give_recipient"):
                 mv[pm] = pend["left"] / 5
@@ -400,9 +401,9 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
         if "rem" in pend:
             mv[pm + 1] = pend["rem"] / 4
         if k == "pay_spell":
-            mv[o("spell_paid") + pend["s"]] = 1
+            mv[at.spell_paid + pend["s"]] = 1
         if state.staged:
-            hp0 = o("hats_paid")
+            hp0 = at.hats_paid
             for c in state.staged:
                 mv[hp0 + ht[c]] += 1 / 3
         if "roll" in pend:
@@ -412,9 +413,9 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
         if "rest" in pend and k == "voodoo_window":
             mv[pm + 5] = len(pend["rest"]) / 4
         if "to" in pend:
-            mv[o("give_to") + (pend["to"] - player) % n] = 1
+            mv[at.give_to + (pend["to"] - player) % n] = 1
         if "mine" in pend:
-            mv[o("levitation") + ci[pend["mine"]]] = 1
+            mv[at.levitation + ci[pend["mine"]]] = 1
     return buf
 
 
