@@ -357,6 +357,9 @@ class AlakazumState(State):
         # change of a team, a level or a broom clears it (the rules' writes to those fields call
         # clear(); a state edited by hand is touch()ed, which comes here)
         self._team_memo: dict = {}
+        # encoding.py: each viewer's finals_known / finals_state / finals_seen rows, per viewer;
+        # cleared when a seat looks at a final (Clairvoyance) or one is revealed
+        self._finals_memo: dict = {}
         # encoding.py: the market pile's observation rows, keyed by the pile (no hook needed)
         self._market_memo: tuple | None = None
 
@@ -965,6 +968,7 @@ class AlakazumState(State):
 
     def _on_clair(self, p, pend, kind, move) -> None:
         self.seen[p][move[0]] = True
+        self._finals_memo.clear()
 
     def _fm_take(self, move: tuple) -> int:
         cls = self.game.cs.cls
@@ -1298,6 +1302,7 @@ class AlakazumState(State):
     def _on_final(self, p, pend, kind, move) -> None:
         i = move[0]
         self.revealed[i] = True
+        self._finals_memo.clear()
         value = dict(self.game.finals_in_play)[self.finals[i]]
         if pend["pts"] > value:
             self.winners_list = [p]
