@@ -156,32 +156,65 @@ def _knowledge(mv: memoryview, ht, nht: int, known: list, groups: list, joint: l
         mv[capped0 + u] = 1
 
 
-def _team_sections(state: AlakazumState, q: int, nch: int) -> tuple:
-    """Seat ``q``'s entries in the team, broom and culture_points blocks (as float32 memoryviews
-    of one scratch vector) and in the energy block: the same writes, in the same order, as the
-    observation used to make in place, so the culture points add up to the same float32 values.
-    A team changes on a few events only (rules.py clears ``state._team_memo`` on each), while
-    its loop was 3.4 us of a 2-player observation (5.4 us at 5 players)."""
+def _team_blocks(state: AlakazumState) -> tuple:
+    """The team, broom and culture_points blocks and the energy entries of every seat in seat
+    order, twice over (rows 0..n-1, then the same rows again), as float32 memoryviews: a
+    viewer's seat-relative rows are then one contiguous slice of each (``player`` to
+    ``player + n``), four copies an observation instead of three slices and a write per seat.
+    Each seat's entries are the same writes, in the same order, as the observation used to make
+    in place, so the culture points add up to the same float32 values. A team changes on a few
+    events only (rules.py clears ``state._team_memo`` on each)."""
     cs = state.game.cs
+    n, nch = state.num_players, cs.num_chars
     team_entry, level, broom = cs.team_entry, state.level, state.broom
-    scratch = np.zeros(nch * 4 + 5, dtype=np.float32)
+    nch3 = nch * 3
+    # the four doubled blocks in one scratch vector: team 2n x nch3, broom 2n x nch, points 2n x 5,
+    # energy 2n
+    br0, cp0, en0 = 2 * n * nch3, 2 * n * (nch3 + nch), 2 * n * (nch3 + nch + 5)
+    scratch = np.zeros(en0 + 2 * n, dtype=np.float32)
     mv = memoryview(scratch)
-    br0, cp0 = nch * 3, nch * 4
-    energy = 0
-    for c in state.teams[q]:
-        k, culture, points, en = team_entry[c]
-        lv = level[c]
-        mv[k * 3 + lv] = 1
-        if broom[c] >= 0:
-            mv[br0 + k] = 1
-        pts = points[lv]
-        if culture == MULTI:
-            for u in range(5):
-                mv[cp0 + u] += pts
-        else:
-            mv[cp0 + culture] += pts
-        energy += en
-    return mv[:br0], mv[br0:cp0], mv[cp0:], energy / 4
+    for q in range(n):
+        t0, b0, p0 = q * nch3, br0 + q * nch, cp0 + q * 5
+        energy = 0
+        for c in state.teams[q]:
+            k, culture, points, en = team_entry[c]
+            lv = level[c]
+            mv[t0 + k * 3 + lv] = 1
+            if broom[c] >= 0:
+                mv[b0 + k] = 1
+            pts = points[lv]
+            if culture == MULTI:
+                for u in range(5):
+                    mv[p0 + u] += pts
+            else:
+                mv[p0 + culture] += pts
+            energy += en
+        mv[en0 + q] = energy / 4
+    # the second copy of every block's rows
+    for start, width in ((0, nch3), (br0, nch), (cp0, 5), (en0, 1)):
+        half = n * width
+        mv[start + half:start + 2 * half] = mv[start:start + half]
+    return mv[:br0], mv[br0:cp0], mv[cp0:en0], mv[en0:]
+
+
+def _team_group(state: AlakazumState, player: int) -> memoryview:
+    """``player``'s rows of the team, broom, culture_points and energy blocks (adjacent in the
+    layout) as one float32 memoryview: a slice of each of the doubled blocks (_team_blocks,
+    memoised under "blocks" next to the viewers' groups, so the rules' clear() drops both)."""
+    team_memo = state._team_memo
+    blocks = team_memo.get("blocks")
+    if blocks is None:
+        blocks = team_memo["blocks"] = _team_blocks(state)
+    team, broom, points, energy = blocks
+    n, nch = state.num_players, state.game.cs.num_chars
+    w = nch * 3
+    br0, cp0, en0 = n * w, n * (w + nch), n * (w + nch + 5)
+    mv = memoryview(np.empty(en0 + n, dtype=np.float32))
+    mv[:br0] = team[player * w:(player + n) * w]
+    mv[br0:cp0] = broom[player * nch:(player + n) * nch]
+    mv[cp0:en0] = points[player * 5:(player + n) * 5]
+    mv[en0:] = energy[player:player + n]
+    return mv
 
 
 def _market_sections(market: list, ht: list, nht: int) -> tuple:
@@ -262,8 +295,6 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
     known, groups, joint, capped = state.known, state.groups, state.joint, state.capped
     gw = nht + 2
     ncap = len(CULTURES) + 1
-    tm0, br0, cp0, en0 = at.team, at.broom, at.culture_points, at.energy
-    team_memo, nch3 = state._team_memo, nch * 3
     for q in range(n):
         r = (q - player) % n
         mv[hs0 + r] = len(state.hands[q]) / 10
@@ -279,17 +310,12 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
                 i = r - 1
                 _knowledge(mv, ht, nht, kn, gr, jt, cap, mk0 + i * nht, mg0 + i * MAX_GROUPS * gw,
                            mj0 + i * (nht + 1), mc0 + i * ncap)
-        seg = team_memo.get(q)
-        if seg is None:
-            seg = team_memo[q] = _team_sections(state, q, nch)
-        team_seg, broom_seg, points_seg, energy = seg
-        i = tm0 + r * nch3
-        mv[i:i + nch3] = team_seg
-        i = br0 + r * nch
-        mv[i:i + nch] = broom_seg
-        i = cp0 + r * 5
-        mv[i:i + 5] = points_seg
-        mv[en0 + r] = energy
+    # the team, broom, culture_points and energy blocks lie one after the other: this viewer's
+    # rows of all four in one copy (_team_group)
+    group = state._team_memo.get(player)
+    if group is None:
+        group = state._team_memo[player] = _team_group(state, player)
+    mv[at.team:at.team + len(group)] = group
     gy0 = at.graveyard
     for c in state.graveyard:
         mv[gy0 + ci[c]] = 1

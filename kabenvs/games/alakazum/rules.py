@@ -353,9 +353,10 @@ class AlakazumState(State):
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._resample_memo: dict = {}  # resample.py: what a seat saw over the history, per seat
-        # encoding.py: each team's team, broom, culture-point and energy entries, per seat q; every
-        # change of a team, a level or a broom clears it (the rules' writes to those fields call
-        # clear(); a state edited by hand is touch()ed, which comes here)
+        # encoding.py: every team's team, broom, culture-point and energy entries (under "blocks",
+        # encoding._team_blocks) and each viewer p's rows of those blocks (under p); every change
+        # of a team, a level or a broom clears it (the rules' writes to those fields call clear();
+        # a state edited by hand is touch()ed, which comes here)
         self._team_memo: dict = {}
         # encoding.py: each viewer's finals_known / finals_state / finals_seen rows, per viewer;
         # cleared when a seat looks at a final (Clairvoyance) or one is revealed
