@@ -200,9 +200,12 @@ def _team_blocks(state: AlakazumState) -> tuple:
 
 
 def _team_group(state: AlakazumState, player: int) -> memoryview:
-    """``player``'s rows of the team, broom, culture_points and energy blocks (adjacent in the
-    layout) as one float32 memoryview: a slice of each of the doubled blocks (_team_blocks,
-    memoised under "blocks" next to the viewers' groups, so the rules' clear() drops both)."""
+    """``player``'s rows of the team, broom, culture_points and energy blocks, then the graveyard
+    and display blocks (all six adjacent in the layout) as one float32 memoryview: a slice of each
+    of the doubled blocks (_team_blocks, memoised under "blocks" next to the viewers' groups, so
+    the rules' clear() drops both), then the graveyard's and the display's characters. Every rules
+    write to the graveyard or the display is in a method that clears the memo too (a character
+    goes there from a team, comes back into one, or is picked from the display)."""
     team_memo = state._team_memo
     blocks = team_memo.get("blocks")
     if blocks is None:
@@ -211,11 +214,18 @@ def _team_group(state: AlakazumState, player: int) -> memoryview:
     n, nch = state.num_players, state.game.cs.num_chars
     w = nch * 3
     br0, cp0, en0 = n * w, n * (w + nch), n * (w + nch + 5)
-    mv = memoryview(np.empty(en0 + n, dtype=np.float32))
+    gy0 = en0 + n
+    d0 = gy0 + nch
+    mv = memoryview(np.zeros(d0 + nch, dtype=np.float32))
     mv[:br0] = team[player * w:(player + n) * w]
     mv[br0:cp0] = broom[player * nch:(player + n) * nch]
     mv[cp0:en0] = points[player * 5:(player + n) * 5]
-    mv[en0:] = energy[player:player + n]
+    mv[en0:gy0] = energy[player:player + n]
+    ci = state.game.cs.char_index
+    for c in state.graveyard:
+        mv[gy0 + ci[c]] = 1
+    for c in state.display:
+        mv[d0 + ci[c]] = 1
     return mv
 
 
@@ -326,18 +336,12 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
         if gr or jt or cap:
             _knowledge(mv, ht, nht, (), gr, jt, cap, mk0 + i * nht, mg0 + i * MAX_GROUPS * gw,
                        mj0 + i * (nht + 1), mc0 + i * ncap)
-    # the team, broom, culture_points and energy blocks lie one after the other: this viewer's
-    # rows of all four in one copy (_team_group)
+    # the team, broom, culture_points, energy, graveyard and display blocks lie one after the
+    # other: this viewer's rows of all six in one copy (_team_group)
     group = state._team_memo.get(player)
     if group is None:
         group = state._team_memo[player] = _team_group(state, player)
     mv[at.team:at.team + len(group)] = group
-    gy0 = at.graveyard
-    for c in state.graveyard:
-        mv[gy0 + ci[c]] = 1
-    d0 = at.display
-    for c in state.display:
-        mv[d0 + ci[c]] = 1
     mt0, mc0 = at.market, at.market_count
     market = state.market
     key = tuple(market)

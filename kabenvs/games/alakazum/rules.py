@@ -364,9 +364,10 @@ class AlakazumState(State):
         super()._reset_caches()
         self._resample_memo: dict = {}  # resample.py: what a seat saw over the history, per seat
         # encoding.py: every team's team, broom, culture-point and energy entries (under "blocks",
-        # encoding._team_blocks) and each viewer p's rows of those blocks (under p); every change
-        # of a team, a level or a broom clears it (the rules' writes to those fields call clear();
-        # a state edited by hand is touch()ed, which comes here)
+        # encoding._team_blocks) and each viewer p's rows of those blocks and of the graveyard and
+        # display (under p); every change of a team, a level, a broom, the graveyard or the
+        # display clears it (the rules' writes to those fields call clear(); a state edited by
+        # hand is touch()ed, which comes here)
         self._team_memo: dict = {}
         # encoding.py: each viewer's finals_known / finals_state / finals_seen rows, per viewer;
         # cleared when a seat looks at a final (Clairvoyance) or one is revealed
