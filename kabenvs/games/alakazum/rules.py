@@ -339,7 +339,7 @@ class AlakazumState(State):
         s.market = [c.id for c in cs.cards if c.deck == "initial" and c.kind == "hand"]
         s.display = [c.id for c in cs.cards if c.deck == "initial" and c.kind == "character"]
         forest = [c.id for c in cs.cards if c.deck == "forest"]
-        s.forest = [forest[i] for i in rng.permutation(len(forest))]
+        s.forest = [forest[i] for i in rng.permutation(len(forest)).tolist()]
         s.exchanges = [0] * n
         returned = []
         for p in range(n):
@@ -351,7 +351,7 @@ class AlakazumState(State):
                     returned.append(c)
                     s.exchanges[p] += 1
         s.forest += returned
-        s.forest = [s.forest[i] for i in rng.permutation(len(s.forest))]
+        s.forest = [s.forest[i] for i in rng.permutation(len(s.forest)).tolist()]
         best = max(s.exchanges)
         tied = [p for p in range(n) if s.exchanges[p] == best]
         s.first_player = int(tied[int(rng.integers(len(tied)))]) if len(tied) > 1 else tied[0]
@@ -554,7 +554,9 @@ class AlakazumState(State):
         return card
 
     def _reshuffle_forest(self) -> None:
-        self.forest = [self.forest[i] for i in self.rng.permutation(len(self.forest))]
+        # (tolist: the same draw; indexing the list with Python ints instead of numpy scalars
+        # takes ~15 us instead of ~24 for a 60-card deck)
+        self.forest = [self.forest[i] for i in self.rng.permutation(len(self.forest)).tolist()]
         self.forest_known = [0] * self.num_players
         self.forest_sets = [[0, [], [], 0] for _ in range(self.num_players)]
 
