@@ -136,6 +136,13 @@ def build_layout(game: AlakazumGame) -> ObservationLayout:
     return lay
 
 
+def _scratch(size: int) -> memoryview:
+    """``size`` zeroed float32 entries for a memoised section, as a memoryview: on a bytearray it
+    costs ~0.7 us against ~1.2 us on a numpy array, and writes through it are the same float32
+    conversions (the observation's own vector is written through a memoryview of format 'f' too)."""
+    return memoryview(bytearray(4 * size)).cast("f")
+
+
 def _knowledge(mv: memoryview, ht, nht: int, known: list, groups: list, joint: list, capped: list,
                known0: int, groups0: int, joint0: int, capped0: int) -> None:
     """Write what one seat knows of one hand (rules note 15: certain cards, groups, their joint
@@ -173,8 +180,7 @@ def _team_blocks(state: AlakazumState) -> tuple:
     # the four doubled blocks in one scratch vector: team 2n x nch3, broom 2n x nch, points 2n x 5,
     # energy 2n
     br0, cp0, en0 = 2 * n * nch3, 2 * n * (nch3 + nch), 2 * n * (nch3 + nch + 5)
-    scratch = np.zeros(en0 + 2 * n, dtype=np.float32)
-    mv = memoryview(scratch)
+    mv = _scratch(en0 + 2 * n)
     for q in range(n):
         t0, b0, p0 = q * nch3, br0 + q * nch, cp0 + q * 5
         energy = 0
@@ -216,7 +222,7 @@ def _team_group(state: AlakazumState, player: int) -> memoryview:
     br0, cp0, en0 = n * w, n * (w + nch), n * (w + nch + 5)
     gy0 = en0 + n
     d0 = gy0 + nch
-    mv = memoryview(np.zeros(d0 + nch, dtype=np.float32))
+    mv = _scratch(d0 + nch)
     mv[:br0] = team[player * w:(player + n) * w]
     mv[br0:cp0] = broom[player * nch:(player + n) * nch]
     mv[cp0:en0] = points[player * 5:(player + n) * 5]
@@ -235,8 +241,7 @@ def _market_sections(market: list, ht: list, nht: int) -> tuple:
     changes on a minority of moves; its loop was 2.0 us of a 2-player observation. The memo is
     keyed by the pile itself (a tuple compare), so it needs no hook in the rules."""
     size = len(market)
-    scratch = np.zeros(size * nht + nht, dtype=np.float32)
-    mv = memoryview(scratch)
+    mv = _scratch(size * nht + nht)
     mc0 = size * nht
     top = size - 1
     for i, c in enumerate(market):
@@ -254,8 +259,7 @@ def _finals_rows(state: AlakazumState, player: int):
     nfin = len(cs.finals)
     fin_index = cs.final_index
     fk0, fs0, fsn0 = 0, at.finals_state - at.finals_known, at.finals_seen - at.finals_known
-    scratch = np.zeros(fsn0 + MAX_FINALS * n, dtype=np.float32)
-    mv = memoryview(scratch)
+    mv = _scratch(fsn0 + MAX_FINALS * n)
     seen, revealed = state.seen, state.revealed
     my_seen = seen[player]
     for i, f in enumerate(state.finals):
