@@ -457,24 +457,33 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
         mv[at.santa_rolls] = len(chain) / SANTA_ROWS
     if pend is not None:
         k = pend["k"]
-        an0, a0 = at.announced, at.announced_detail
-        aw, dw = len(ANNOUNCED) + 2, len(SPELLS) + len(CULTURES) + nht + nch
-        last = len(state.plays) - 1
-        for i, ann in enumerate(state.plays):
-            row, det = an0 + i * aw, a0 + i * dw
-            mv[row + ANNOUNCED_INDEX[ann["a"]]] = 1
-            mv[row + len(ANNOUNCED)] = i == last and k == "voodoo_window"
-            mv[row + len(ANNOUNCED) + 1] = ann["cancelled"]
-            if "s" in ann:
-                mv[det + ann["s"]] = 1
-            if "cul" in ann:
-                mv[det + len(SPELLS) + ann["cul"]] = 1
-            if "card" in ann:
-                mv[det + len(SPELLS) + len(CULTURES) + ht[ann["card"]]] = 1
-            if "target" in ann:
-                mv[det + len(SPELLS) + len(CULTURES) + nht + ci[ann["target"]]] = 1
-            if "by" in ann:
-                mv[at.cancelled_by + i * n + (ann["by"] - player) % n] = 1
+        plays = state.plays
+        if plays:
+            an0, a0 = at.announced, at.announced_detail
+            na = len(ANNOUNCED)
+            aw, dw = na + 2, len(SPELLS) + len(CULTURES) + nht + nch
+            cul0, card0 = len(SPELLS), len(SPELLS) + len(CULTURES)
+            target0 = card0 + nht
+            # the window flag of the last play and the cancelled flag (bools) are written only
+            # when set: a False would store the 0 already there
+            window = len(plays) - 1 if k == "voodoo_window" else -1
+            for i, ann in enumerate(plays):
+                row, det = an0 + i * aw, a0 + i * dw
+                mv[row + ANNOUNCED_INDEX[ann["a"]]] = 1
+                if i == window:
+                    mv[row + na] = 1
+                if ann["cancelled"]:
+                    mv[row + na + 1] = 1
+                if "s" in ann:
+                    mv[det + ann["s"]] = 1
+                if "cul" in ann:
+                    mv[det + cul0 + ann["cul"]] = 1
+                if "card" in ann:
+                    mv[det + card0 + ht[ann["card"]]] = 1
+                if "target" in ann:
+                    mv[det + target0 + ci[ann["target"]]] = 1
+                if "by" in ann:
+                    mv[at.cancelled_by + i * n + (ann["by"] - player) % n] = 1
         pm = at.pending_misc
         if "left" in pend:
             if k in ("give_card", "give_recipient"):
