@@ -199,12 +199,6 @@ class AlakazumGame(Game):
         self.give_id = [cat.id("give", t) for t in range(cs.num_htypes)]
         self.take_id = [cat.id("take", t) for t in range(cs.num_htypes)]
         self.forest_id = [cat.id("forest", k) for k in range(cs.num_classes)]
-        # ids the legality reads on every decision, looked up once (catalog.id is a call, a tuple
-        # and a dict lookup each time)
-        self.broom_id, self.fight_id, self.voodoo_id = cat.id("broom"), cat.id("fight"), cat.id("voodoo")
-        self.magic_id = [cat.id("magic", s) for s in range(len(SPELLS))]
-        self.alakazum_id = [cat.id("alakazum", c) for c in range(len(CULTURES))]
-        self.final_id = [cat.id("final", i) for i in range(MAX_FINALS)]
         self.finals_in_play = cs.finals_for(self.num_players)
         self.num_dolls = sum(1 for c in cs.cards if c.effect == "voodoo")
         self.in_play = self.in_play_cards()
@@ -634,7 +628,7 @@ class AlakazumState(State):
         if k == FIGHT_TARGET:
             return sorted(ids[cs.char_index[c]] for c in self._attack_targets(p))
         if k == VOODOO:
-            return [g.pass_id, g.voodoo_id] if self._has_effect(p, "voodoo") else [g.pass_id]
+            return [g.pass_id, g.catalog.id("voodoo")] if self._has_effect(p, "voodoo") else [g.pass_id]
         if k in (FIGHTER, LEV_MINE):
             team = self.teams[p] if k == FIGHTER else self._levitation_mine(p)
             return sorted(ids[cs.char_index[c]] for c in team)
@@ -649,7 +643,7 @@ class AlakazumState(State):
         if k == TRAIN:
             return sorted(ids[cs.char_index[c]] for c in self.teams[p] if self.level[c] < 2)
         if k in (CLAIR, FINAL):
-            return [g.final_id[i] for i in range(len(self.finals)) if not self.revealed[i]]
+            return [g.catalog.id("final", i) for i in range(len(self.finals)) if not self.revealed[i]]
         if k in (FM_KEEP, FM_ORDER):
             return sorted({g.forest_id[cs.cls[c]] for c in self.fm})
         if k == LEV_TARGET:
@@ -672,7 +666,7 @@ class AlakazumState(State):
             return sorted(ids[cs.char_index[c]] for c in self._losable(p)
                           if cs.cards[c].culture in (cul, MULTI))
         if k == ALAKAZUM:
-            out = [g.alakazum_id[c] for c, pts in enumerate(self._all_culture_points(p))
+            out = [g.catalog.id("alakazum", c) for c, pts in enumerate(self._all_culture_points(p))
                    if pts >= ALAKAZUM_THRESHOLD]
             return out + [g.pass_id]
         raise AssertionError(f"unknown decision {k}")
@@ -695,45 +689,17 @@ class AlakazumState(State):
         return [c for c in self.teams[p] if self.broom[c] < 0]
 
     def _spell_possible(self, p: int, s: int) -> bool:
-        # asked for every affordable spell on every main decision: plain loops that stop at the
-        # first hit, no generator and no list (Unlucky Witch, Training and Levitation cost
-        # 1.6-2.8 us each through _others_with_more, any() and the _levitation_* lists)
         if s == WITCH:
-            n = self.num_players
-            need = 3 if n == 5 else n - 1
-            teams = self.teams
-            mine = len(teams[p])
-            more = 0  # _others_with_more(p)
-            for q in range(n):
-                if q != p and len(teams[q]) > mine:
-                    more += 1
-            return more >= need
+            need = 3 if self.num_players == 5 else self.num_players - 1
+            return self._others_with_more(p) >= need
         if s == TRAINING:
-            level = self.level
-            for c in self.teams[p]:
-                if level[c] < 2:
-                    return True
-            return False
+            return any(self.level[c] < 2 for c in self.teams[p])
         if s == CLAIRVOYANCE:
             return not all(self.revealed)
         if s == FOREST_MAGIC:
             return bool(self.forest)
         if s == LEVITATION:
-            # _levitation_mine(p) and _levitation_targets(p) both non-empty
-            broom, level, teams = self.broom, self.level, self.teams
-            for c in teams[p]:
-                if broom[c] < 0:
-                    break
-            else:
-                return False
-            if self.graveyard:
-                return True
-            for q in range(self.num_players):
-                if q != p:
-                    for c in teams[q]:
-                        if broom[c] < 0 and level[c] < 2:
-                            return True
-            return False
+            return bool(self._levitation_mine(p)) and bool(self._levitation_targets(p))
         if s == REVIVE:
             return bool(self.graveyard)
         return not self.in_dejavu  # Deja Vu: never inside Deja Vu
@@ -752,15 +718,13 @@ class AlakazumState(State):
             elif e == "hat":
                 hats += n * cs.ht_value[t]
             elif e == "broom" and any(self.broom[c] < 0 for c in self.teams[p]):
-                out.append(g.broom_id)
-        # a fight needs another team of two or more (_attack_targets non-empty), without the list
-        teams = self.teams
-        if any(q != p and len(teams[q]) >= 2 for q in range(self.num_players)):
-            out.append(g.fight_id)
+                out.append(g.catalog.id("broom"))
+        if self._attack_targets(p):
+            out.append(g.catalog.id("fight"))
         energy = hats + self._energy(p)
         for s, cost in enumerate(SPELL_COST):
             if cost <= energy and self._spell_possible(p, s):
-                out.append(g.magic_id[s])
+                out.append(g.catalog.id("magic", s))
         return sorted(out)
 
     def _legal_potions(self, p: int, k: str) -> list[int]:
