@@ -142,6 +142,9 @@ DECISIONS = (
 DECISION_INDEX = {k: i for i, k in enumerate(DECISIONS)}
 ANNOUNCED = ("market", "food", "broom", "fight", "magic", "alakazum")
 MAX_FINALS = 5
+# legal sets whose masks a game keeps (legal_mask), the first ones seen: new sets keep coming (~85
+# a random 2-player game), but these cover ~66% (2 players) / ~73% (5) of decisions after 300 games
+MASK_CACHE_SIZE = 4096
 FOREST_MAGIC_TAKE = 6
 ALAKAZUM_THRESHOLD = 8
 SANTA_EXPLODES_BELOW = 3
@@ -202,6 +205,10 @@ class AlakazumGame(Game):
         self.in_play_set = frozenset(self.in_play)
         self.decision_cap = self.config.max_turns * DECISIONS_PER_TURN + 60
         self.offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
+        self.mask_cache: dict[tuple[int, ...], np.ndarray] = {}  # AlakazumState.legal_mask
+        # the same starts as attributes (encoding.py reads ~40 of them an observation: an attribute
+        # read costs about half of a dict lookup through a bound __getitem__)
+        self.at = BlockStarts(self.offsets)
 
     def in_play_cards(self) -> list[int]:
         """Every card of this game (the Saint Valentine final only with 2 or 5 players)."""
@@ -326,7 +333,7 @@ class AlakazumState(State):
         s.market = [c.id for c in cs.cards if c.deck == "initial" and c.kind == "hand"]
         s.display = [c.id for c in cs.cards if c.deck == "initial" and c.kind == "character"]
         forest = [c.id for c in cs.cards if c.deck == "forest"]
-        s.forest = [forest[i] for i in rng.permutation(len(forest))]
+        s.forest = [forest[i] for i in rng.permutation(len(forest)).tolist()]
         s.exchanges = [0] * n
         returned = []
         for p in range(n):
@@ -338,7 +345,7 @@ class AlakazumState(State):
                     returned.append(c)
                     s.exchanges[p] += 1
         s.forest += returned
-        s.forest = [s.forest[i] for i in rng.permutation(len(s.forest))]
+        s.forest = [s.forest[i] for i in rng.permutation(len(s.forest)).tolist()]
         best = max(s.exchanges)
         tied = [p for p in range(n) if s.exchanges[p] == best]
         s.first_player = int(tied[int(rng.integers(len(tied)))]) if len(tied) > 1 else tied[0]
@@ -350,10 +357,15 @@ class AlakazumState(State):
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._resample_memo: dict = {}  # resample.py: what a seat saw over the history, per seat
-        # encoding.py: each team's team, broom, culture-point and energy entries, per seat q; every
-        # change of a team, a level or a broom clears it (the rules' writes to those fields call
-        # clear(); a state edited by hand is touch()ed, which comes here)
+        # encoding.py: every team's team, broom, culture-point and energy entries (under "blocks",
+        # encoding._team_blocks) and each viewer p's rows of those blocks and of the graveyard and
+        # display (under p); every change of a team, a level, a broom, the graveyard or the
+        # display clears it (the rules' writes to those fields call clear(); a state edited by
+        # hand is touch()ed, which comes here)
         self._team_memo: dict = {}
+        # encoding.py: each viewer's finals_known / finals_state / finals_seen rows, per viewer;
+        # cleared when a seat looks at a final (Clairvoyance) or one is revealed
+        self._finals_memo: dict = {}
         # encoding.py: the market pile's observation rows, keyed by the pile (no hook needed)
         self._market_memo: tuple | None = None
 
@@ -536,7 +548,9 @@ class AlakazumState(State):
         return card
 
     def _reshuffle_forest(self) -> None:
-        self.forest = [self.forest[i] for i in self.rng.permutation(len(self.forest))]
+        # (tolist: the same draw; indexing the list with Python ints instead of numpy scalars
+        # takes ~15 us instead of ~24 for a 60-card deck)
+        self.forest = [self.forest[i] for i in self.rng.permutation(len(self.forest)).tolist()]
         self.forest_known = [0] * self.num_players
         self.forest_sets = [[0, [], [], 0] for _ in range(self.num_players)]
 
@@ -962,6 +976,7 @@ class AlakazumState(State):
 
     def _on_clair(self, p, pend, kind, move) -> None:
         self.seen[p][move[0]] = True
+        self._finals_memo.clear()
 
     def _fm_take(self, move: tuple) -> int:
         cls = self.game.cs.cls
@@ -1295,6 +1310,7 @@ class AlakazumState(State):
     def _on_final(self, p, pend, kind, move) -> None:
         i = move[0]
         self.revealed[i] = True
+        self._finals_memo.clear()
         value = dict(self.game.finals_in_play)[self.finals[i]]
         if pend["pts"] > value:
             self.winners_list = [p]
@@ -1334,6 +1350,27 @@ class AlakazumState(State):
             "finals": [cs.cards[f].name for f in self.finals],
             "revealed": list(self.revealed),
         }
+
+    def legal_mask(self) -> np.ndarray:
+        # State.legal_mask's result, its zeroed vector and item writes replaced by a copy of the
+        # game's kept mask of the same legal set: most decisions repeat a few sets (pass and a
+        # potion or two, a team's characters). The kept masks are never handed out nor changed
+        # (copies are); check_action reads the one in _mask.
+        mask = self._mask
+        if mask is None:
+            legal = self._legal
+            if legal is None:
+                legal = self.legal_actions()
+            key = tuple(legal)
+            cache = self.game.mask_cache
+            mask = cache.get(key)
+            if mask is None:
+                mask = np.zeros(self.game.catalog.size, dtype=np.int8)
+                mask[legal] = 1
+                if len(cache) < MASK_CACHE_SIZE:
+                    cache[key] = mask
+            self._mask = mask
+        return mask.copy()
 
     def action_names(self, action: int) -> list[str]:
         # action_name_for for every seat, without a call per seat: outside the three decisions
@@ -1564,6 +1601,15 @@ _HANDLERS = {
 assert set(_HANDLERS) == set(DECISIONS)
 
 AlakazumGame.State = AlakazumState
+
+
+class BlockStarts:
+    """Each observation block's start in the vector as an attribute (``game.at.hand``), built once
+    per game from ``game.offsets``."""
+
+    def __init__(self, offsets: dict[str, int]) -> None:
+        for name, start in offsets.items():
+            setattr(self, name, start)
 
 
 _encode = None  # encoding.encode, bound on the first observation (encoding.py imports this module)
