@@ -133,6 +133,12 @@ def build_layout(game: AlakazumGame) -> ObservationLayout:
             "Unlucky Witch takes left /2, bidding passes /2, voodoo players still to ask /4")
     lay.add("give_to", n, "recipient chosen for the card being given (seat-relative)")
     lay.add("levitation", nch, "my character chosen for Levitation")
+    # encode copies each of these runs of blocks in one piece (_team_group, _finals_rows, which
+    # compute the offsets inside a run from the blocks' shapes): a layout edit that splits a run
+    # must fail here, not shift entries silently
+    for run in (("team", "broom", "culture_points", "energy", "graveyard", "display"),
+                ("finals_known", "finals_state", "finals_seen")):
+        assert all(lay[a].stop == lay.offset(b) for a, b in zip(run, run[1:])), f"blocks {run} must be adjacent"
     return lay
 
 

@@ -142,9 +142,6 @@ DECISIONS = (
 DECISION_INDEX = {k: i for i, k in enumerate(DECISIONS)}
 ANNOUNCED = ("market", "food", "broom", "fight", "magic", "alakazum")
 MAX_FINALS = 5
-# legal sets whose masks a game keeps (legal_mask), the first ones seen: new sets keep coming (~85
-# a random 2-player game), but these cover ~66% (2 players) / ~73% (5) of decisions after 300 games
-MASK_CACHE_SIZE = 4096
 FOREST_MAGIC_TAKE = 6
 ALAKAZUM_THRESHOLD = 8
 SANTA_EXPLODES_BELOW = 3
@@ -205,7 +202,6 @@ class AlakazumGame(Game):
         self.in_play_set = frozenset(self.in_play)
         self.decision_cap = self.config.max_turns * DECISIONS_PER_TURN + 60
         self.offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
-        self.mask_cache: dict[tuple[int, ...], np.ndarray] = {}  # AlakazumState.legal_mask
         # the same starts as attributes (encoding.py reads ~40 of them an observation: an attribute
         # read costs about half of a dict lookup through a bound __getitem__)
         self.at = BlockStarts(self.offsets)
@@ -1350,27 +1346,6 @@ class AlakazumState(State):
             "finals": [cs.cards[f].name for f in self.finals],
             "revealed": list(self.revealed),
         }
-
-    def legal_mask(self) -> np.ndarray:
-        # State.legal_mask's result, its zeroed vector and item writes replaced by a copy of the
-        # game's kept mask of the same legal set: most decisions repeat a few sets (pass and a
-        # potion or two, a team's characters). The kept masks are never handed out nor changed
-        # (copies are); check_action reads the one in _mask.
-        mask = self._mask
-        if mask is None:
-            legal = self._legal
-            if legal is None:
-                legal = self.legal_actions()
-            key = tuple(legal)
-            cache = self.game.mask_cache
-            mask = cache.get(key)
-            if mask is None:
-                mask = np.zeros(self.game.catalog.size, dtype=np.int8)
-                mask[legal] = 1
-                if len(cache) < MASK_CACHE_SIZE:
-                    cache[key] = mask
-            self._mask = mask
-        return mask.copy()
 
     def action_names(self, action: int) -> list[str]:
         # action_name_for for every seat, without a call per seat: outside the three decisions

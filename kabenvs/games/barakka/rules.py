@@ -238,7 +238,6 @@ class BarakkaGame(Game):
             else "solo: discard the kept card too (out of the game)",
         )
         self.discard_ids = list(r)
-        self.mask_cache: dict[tuple[int, ...], np.ndarray] = {}
         self.kind_of_id = [cat.kind(a) for a in range(cat.size)]
         self.index_of_id = [cat.move(a)[-1] - 1 if isinstance(cat.move(a)[-1], int) else -1 for a in range(cat.size)]
         # play ids carry the position: colour index (base) or sequence index (El-Karim)
@@ -319,17 +318,6 @@ class BarakkaState(State):
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._board: encoding.BoardCache | None = None  # observation board, kept up to date by _apply
-
-    def legal_mask(self) -> np.ndarray:
-        # Few distinct legal sets exist (a draw, or one play id plus the discards): cache their masks.
-        legal = self.legal_actions()
-        key = tuple(legal)
-        mask = self.game.mask_cache.get(key)
-        if mask is None:
-            mask = super().legal_mask()
-            self.game.mask_cache[key] = mask
-        self._mask = mask  # check_action reads it (never handed out nor changed: copies are)
-        return mask.copy()
 
     def _legal_actions(self) -> list[int]:
         g = self.game

@@ -577,8 +577,8 @@ def test_legal_masks_are_computed_once_per_legal_set():
     assert np.array_equal(game.mask_cache[key], mask)  # stored under its legal set
     marked = mask.copy()
     marked[-1] = not marked[-1]
-    game.mask_cache[key] = marked  # the next call reads the stored mask, not a fresh one
-    got = s.legal_mask()
+    game.mask_cache[key] = marked  # another state of this game in the same legal set reads it
+    got = s.clone().legal_mask()  # (a clone keeps no mask of its own: it asks the game's)
     assert np.array_equal(got, marked)
     got[0] = not got[0]
     assert np.array_equal(game.mask_cache[key], marked)  # a copy is handed out
