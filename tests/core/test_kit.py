@@ -129,7 +129,7 @@ def test_cached_observations_and_masks_are_what_a_fresh_copy_computes(case):
     any. At every step of whole random games, the observations handed out equal a fresh clone's:
     in the first game every seat is asked every step (a memo missed by a write shows at the next
     step), in the others only the seat to move, as the AEC loop asks (a stale memo shows when
-    that seat is next asked); the mask too."""
+    that seat is next asked); the mask too, and editing a returned mask changes nothing kept."""
     game = build(case)
     rnd = random.Random(3)
     for g in range(3):
@@ -142,8 +142,12 @@ def test_cached_observations_and_masks_are_what_a_fresh_copy_computes(case):
                 np.testing.assert_array_equal(
                     state.observation(seat), fresh.observation(seat),
                     err_msg=f"game {g}, step {steps}: seat {seat}'s observation differs from a fresh copy's")
-            np.testing.assert_array_equal(state.legal_mask(), fresh.legal_mask(),
+            mask = state.legal_mask()
+            np.testing.assert_array_equal(mask, fresh.legal_mask(),
                                           err_msg=f"game {g}, step {steps}: the mask differs from a fresh copy's")
+            mask[:] = 1 - mask  # the caller's copy: the kept mask (the game keeps one per legal set) is untouched
+            np.testing.assert_array_equal(state.legal_mask(), fresh.legal_mask(),
+                                          err_msg=f"game {g}, step {steps}: editing a returned mask changed the next")
             state.apply(rnd.choice(state.legal_actions()))
             steps += 1
 
