@@ -21,6 +21,48 @@ def set_threads(n: int) -> None:
         pass  # may only be set once per process
 
 
+MAX_AUTO_UPDATE_THREADS = 4
+
+
+def update_threads(alg: dict[str, Any]) -> int:
+    """Torch threads for the gradient updates (``algorithm.update_threads``; 0: the usable cores,
+    at most ``MAX_AUTO_UPDATE_THREADS``). While PPO updates, no game is played and the cores would
+    otherwise sit idle; the updates' large matrix products (minibatch x observation x trunk) split
+    well across threads, where the rollout's small batches do not (they keep ``torch_threads``)."""
+    import os
+
+    n = alg.get("update_threads", 0)
+    if n:
+        return n
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_AUTO_UPDATE_THREADS))
+
+
+def update_threads_callback(rollout_threads: int, threads: int):
+    """An SB3 callback that gives PPO's update ``threads`` torch threads and the rollouts
+    ``rollout_threads``: SB3 calls ``on_rollout_end`` just before each update and
+    ``on_rollout_start`` just after it; the end of ``learn`` puts the rollout setting back."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class UpdateThreads(BaseCallback):
+        def _on_rollout_end(self) -> None:
+            set_threads(threads)
+
+        def _on_rollout_start(self) -> None:
+            set_threads(rollout_threads)
+
+        def _on_training_end(self) -> None:
+            set_threads(rollout_threads)
+
+        def _on_step(self) -> bool:
+            return True
+
+    return UpdateThreads()
+
+
 def make_pool(cfg: dict[str, Any], game: Game, warn: bool = True) -> OpponentPool:
     import numpy as np
 

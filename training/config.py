@@ -53,7 +53,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "net_arch": Key("int_list", [64], 1, 4096, doc="hidden layer sizes of the actor and of the critic, after the trunk"),
         "activation": Key("str", "relu", choices=("tanh", "relu")),
         "seed": Key("int", 0, 0, 2**31 - 1),
-        "torch_threads": Key("int", 1, 1, 64, doc="torch intra-op threads (1 is fastest for small nets)"),
+        "torch_threads": Key("int", 1, 1, 64, doc="torch intra-op threads while games are played (1 is fastest for small nets)"),
+        "update_threads": Key("int", 0, 0, 64, doc="torch intra-op threads for the PPO update and the imitation fit, "
+                              "where no game is played (0: the usable cores, at most 4)"),
         "device": Key("str", "cpu", choices=("cpu", "cuda", "auto")),
     },
     "self_play": {

@@ -141,8 +141,14 @@ def warm_start(model, game: Game, cfg: dict[str, Any], echo=print) -> dict[str, 
     t0 = time.perf_counter()
     demos = collect(game, im["games"], im["teacher"], alg["gamma"], alg["seed"] + 29)
     t1 = time.perf_counter()
-    stats = fit(model.policy, demos, im["epochs"], im["batch_size"], im["learning_rate"], alg["vf_coef"],
-                alg["seed"] + 31)
+    from .build import set_threads, update_threads
+
+    set_threads(update_threads(alg))  # no game is played while fitting: every core may help
+    try:
+        stats = fit(model.policy, demos, im["epochs"], im["batch_size"], im["learning_rate"], alg["vf_coef"],
+                    alg["seed"] + 31)
+    finally:
+        set_threads(alg["torch_threads"])
     stats.update(games=im["games"], teacher=im["teacher"], collect_s=round(t1 - t0, 1),
                  fit_s=round(time.perf_counter() - t1, 1))
     if stats["examples"]:

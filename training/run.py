@@ -333,7 +333,13 @@ class Trainer:
         remaining = total - self.model.num_timesteps
         if remaining <= 0:
             return True
-        callback = _callback_class()(self)
+        from stable_baselines3.common.callbacks import CallbackList
+
+        from .build import update_threads, update_threads_callback
+
+        alg = self.cfg["algorithm"]
+        callback = CallbackList([_callback_class()(self),
+                                 update_threads_callback(alg["torch_threads"], update_threads(alg))])
         self._t0 = time.perf_counter()
         try:
             self.model.learn(
