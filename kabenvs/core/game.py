@@ -280,6 +280,23 @@ class State:
             return "game over"
         return f"player {self.current_player} to move"
 
+    def position_key(self) -> str:
+        """The position, as far as any later rule or any seat's view can read it, whatever led to
+        it: two states with the same key are the same position to everyone. The perfect-recall
+        probe (``kabenvs/core/recall.py``) uses it to tell a merge of pure history from a merge of
+        positions that differ. Default: the all-seeing render. A game whose render shows an order
+        or a record that no rule reads later (a pile out of the game) overrides it to leave that
+        out, and says so on its docs page."""
+        return self.render(None)
+
+    def recall_gap(self, other: "State", seat: int) -> str | None:
+        """Why ``seat``'s observation may show this state and ``other`` alike although the seat
+        once told their histories apart and another seat still tells them apart (a merge the
+        perfect-recall probe, ``kabenvs/core/recall.py``, reports): a summary the game makes on
+        purpose and names on its docs page, in a few words; None (the default) where the game
+        claims none, so that the shared kit fails on such a merge."""
+        return None
+
     def hidden_zones(self, player: int) -> dict[str, list] | None:
         """Where the items hidden from ``player`` lie now: zone name -> items (card ids, tiles),
         for every zone whose contents ``player`` cannot see (another hand, the undealt cards, a

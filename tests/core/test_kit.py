@@ -359,6 +359,25 @@ def test_env_infos_are_each_seats_view_of_the_move(case):
 
 
 @cases
+def test_observations_never_merge_histories_whose_positions_differ(case):
+    """Perfect recall, measured (kabenvs/core/recall.py): two branches of random positions, then
+    the same random moves on both. Once a seat could tell the branches apart (by the move's name,
+    its narration or its observation), its observations of them may become equal again only when
+    every seat's are (the difference left is past choices no player's view holds any more, which
+    each game's docs page accounts for); never while another seat still sees a difference, which
+    would mean the seat forgot something that is still true of the game, unless the game names
+    the summary that explains it (``State.recall_gap``, on its docs page too)."""
+    from kabenvs.core.recall import probe_recall
+
+    game = build(case)
+    report = probe_recall(game, seed=61, n_games=2, positions_per_game=12, pairs_per_position=2, horizon=30)
+    assert report.comparisons, "no branches that a seat could tell apart: the probe checked nothing"
+    assert report.unexplained == 0, (
+        f"{report.unexplained} merges of positions another seat still tells apart, with no summary the "
+        f"game names (State.recall_gap), e.g. {[str(m) for m in report.examples if not (m.pure_history or m.gap)][:3]}")
+
+
+@cases
 def test_resampled_world_replays_the_seats_whole_history(case):
     """A resampled world is one the seat's whole past is consistent with: replayed from that
     world's own start, every past action is legal there, the same seat is asked at every step,

@@ -564,6 +564,22 @@ class BarakkaState(State):
             return f"player {p}: discard one of deck 1's {a} and deck 2's {b}"
         return f"player {p}: play or discard {g.card_names[self.held[p][0]]}"
 
+    def recall_gap(self, other: "BarakkaState", seat: int) -> str | None:
+        """``memory="table"`` forgets covered cards and deeper pile cards by design (docs,
+        Observation); the default perfect memory names no summary."""
+        return "memory='table' shows only the table" if self.game.config.memory == "table" else None
+
+    def position_key(self) -> str:
+        """The all-seeing render less what no rule reads later (docs, Observation): the order of
+        the cards inside a sequence (El-Karim's face-down first card keeps its place) and, solo,
+        the order of the discard pile, which is out of the game."""
+        g = self.game
+        rest = [line for line in self.render(None).split("\n")
+                if not line.startswith(("  sequence ", "discard pile "))]
+        piles = [sorted(pile) if g.solo else list(pile) for pile in self.piles]
+        seqs = [[(st[:1], sorted(st[1:])) if g.karim else ([], sorted(st)) for st in mine] for mine in self.seqs]
+        return repr((rest, piles, seqs))
+
     def render(self, player: int | None = None) -> str:
         g = self.game
         names = g.card_names

@@ -1003,6 +1003,35 @@ class CabulaState(State):
     def resample_hidden(self, player: int, rng=None) -> "CabulaState":
         return resample(self, player, as_generator(rng))
 
+    # knowledge fields by who reads a row (row v * n + p): v's own rows about p's hand; p's
+    # shadows of v's rows about p's hand; per-viewer deck knowledge
+    _VIEWER_ROWS = ("known", "groups", "groups2", "fresh")
+    _SHADOW_ROWS = ("shadow_known", "shadow_groups", "shadow_groups2", "shadow_fresh", "shadow_spent")
+    _VIEWER_FIELDS = ("deck_floor", "deck_cap")
+
+    def recall_gap(self, other: "CabulaState", seat: int) -> str | None:
+        """The one summary of this kind the docs name (item 5): with three or more players, what
+        another player ``j`` knows of a third hand ``k`` is not in my observation (issue #13). It
+        explains a merge only when the two states are the same game in every field but rows of
+        that kind: ``j``'s rows about ``k``, ``k``'s shadows of them, ``j``'s deck knowledge."""
+        n = self.num_players
+        if n < 3:
+            return None
+        mine, theirs = self._data(), other._data()
+        for key, value in mine.items():
+            if key in ("history", "start") or value == theirs[key]:
+                continue
+            if key in self._VIEWER_ROWS or key in self._SHADOW_ROWS:
+                for i, (a, b) in enumerate(zip(value, theirs[key])):
+                    if a != b and seat in divmod(i, n):
+                        return None  # a row I read (mine, or another's about my hand) differs
+            elif key in self._VIEWER_FIELDS:
+                if value[seat] != theirs[key][seat]:
+                    return None
+            else:
+                return None
+        return "what another player knows of a third hand"
+
     def hidden_zones(self, player: int) -> dict[str, list]:
         """Cards ``player`` cannot place: each other hand less the cards it knows are there, and
         the deck less the cards it knows are in it (its order is hidden from everyone)."""

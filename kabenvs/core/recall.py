@@ -1,0 +1,182 @@
+"""Perfect recall, measured: does a seat's observation keep apart histories the seat can tell apart?
+
+A seat's *view* of a move is what the game contract lets it read about that move, on the three
+channels the shared kit checks for leaks: the move as the seat saw it (``action_name_for``), what
+followed by rule as the seat saw it (``narrate``) and its observation afterwards. Two histories are
+*distinguishable* to a seat once some step gave it different views. The observation is documented
+as the seat's information state with perfect recall, so two distinguishable histories should never
+give the seat the same observation again; when they do, the observation has *merged* them.
+
+The probe looks for merges the way they arise in play: at a random position of a random game it
+applies two different legal moves to clones, then plays the same random continuation on both (a
+move legal in both at each step, while the same seat decides in both), and at every step compares
+each seat's observations of the two branches, for the seats that could tell the branches apart at
+some earlier step. A merge where every seat's observation of the two branches and the position
+(``State.position_key``: by default the all-seeing render, every hand and the board) are also the
+same is *pure history*: no one can tell the two
+positions apart any more, though the branches still differ in what the seat saw happen. A merge where another seat still tells them apart means the
+seat has forgotten a difference that still exists in the game (another hand, the deck): that can
+matter for play, and each one is worth a look (``docs/games/<game>.md`` names the summaries a game
+makes on purpose).
+
+``python scripts/recall_probe.py`` runs it for every game at its smallest and largest player
+count and prints the counts; ``tests/core/test_recall.py`` checks that the probe finds a merge
+planted in a game's observation.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from typing import Any
+
+from kabenvs.core.game import Game, State
+
+
+def seat_view(before: State, after: State, action: int, seat: int) -> tuple:
+    """What ``seat`` learns from ``action`` (applied to ``before``, giving ``after``)."""
+    return (before.action_name_for(action, seat), tuple(after.narrate(before, action, seat)),
+            after.observation(seat).tobytes())
+
+
+def _everyone_alike(a: State, b: State) -> bool:
+    """No one can tell the two positions apart: every seat's observation is the same, and so is
+    the position (``State.position_key``: the all-seeing render by default, which shows every
+    hand and the board whatever the observations keep, so an observation that forgot something
+    for every seat at once is not taken for history)."""
+    if a.position_key() != b.position_key():
+        return False
+    return all(a.observation(v).tobytes() == b.observation(v).tobytes() for v in range(a.num_players))
+
+
+@dataclasses.dataclass
+class Merge:
+    """One seat's observations of two distinguishable branches became equal."""
+
+    seat: int
+    steps_after_branch: int
+    pure_history: bool
+    decision: str
+    moves: tuple[str, str]
+    gap: str | None = None  # the game's named summary that explains it (State.recall_gap)
+
+    def __str__(self) -> str:
+        kind = "pure history" if self.pure_history else "positions differ"
+        if self.gap:
+            kind += f" (named summary: {self.gap})"
+        return (f"seat {self.seat}, {self.steps_after_branch} steps after {self.moves[0]!r} / {self.moves[1]!r} "
+                f"at {self.decision!r}: {kind}")
+
+
+@dataclasses.dataclass
+class RecallReport:
+    branches: int = 0
+    comparisons: int = 0  # (seat, step) pairs where the seat could tell the branches apart
+    merges: int = 0
+    pure_history: int = 0
+    explained: int = 0  # merges of positions that differ, explained by the game's recall_gap
+    examples: list[Merge] = dataclasses.field(default_factory=list)
+    gaps: dict[str, int] = dataclasses.field(default_factory=dict)
+
+    @property
+    def state_merges(self) -> int:
+        return self.merges - self.pure_history
+
+    @property
+    def unexplained(self) -> int:
+        """Merges of positions another seat still tells apart, with no summary the game names."""
+        return self.state_merges - self.explained
+
+    def _add(self, seat: int, step: int, a: State, b: State, before: State, moves, max_examples: int) -> None:
+        pure = _everyone_alike(a, b)
+        gap = None if pure else a.recall_gap(b, seat)
+        self.merges += 1
+        self.pure_history += pure
+        if gap:
+            self.explained += 1
+            self.gaps[gap] = self.gaps.get(gap, 0) + 1
+        merge = Merge(seat, step, pure, before.decision(), moves, gap)
+        # unexplained merges first among the examples: they are what a reader must see
+        if len(self.examples) < max_examples:
+            self.examples.append(merge)
+        elif not pure and not gap:
+            for k, m in enumerate(self.examples):
+                if m.pure_history or m.gap:
+                    self.examples[k] = merge
+                    break
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"branches": self.branches, "comparisons": self.comparisons, "merges": self.merges,
+                "pure_history": self.pure_history, "state_merges": self.state_merges,
+                "explained": self.explained, "unexplained": self.unexplained, "gaps": dict(self.gaps),
+                "examples": [str(m) for m in self.examples]}
+
+
+def _random_positions(game: Game, rnd: random.Random, n_games: int, per_game: int, seed: int) -> list[State]:
+    import numpy as np
+
+    positions = []
+    limit = game.max_decisions()
+    for g in range(n_games):
+        state = game.new_state(np.random.default_rng(seed + g))
+        seen = []
+        k = 0
+        while state.current_player is not None and k < limit:
+            seen.append(state.clone())
+            state.apply(rnd.choice(state.legal_actions()))
+            k += 1
+        positions += rnd.sample(seen, min(per_game, len(seen)))
+    return positions
+
+
+def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game: int = 20,
+                 pairs_per_position: int = 2, horizon: int = 30, max_examples: int = 10) -> RecallReport:
+    """Branch random positions of ``n_games`` full random games two ways and follow both with the
+    same random moves for up to ``horizon`` steps (see the module's docstring)."""
+    rnd = random.Random(seed)
+    report = RecallReport()
+    n = game.num_players
+    for before in _random_positions(game, rnd, n_games, positions_per_game, seed):
+        legal = before.legal_actions()
+        if len(legal) < 2:
+            continue
+        for _ in range(pairs_per_position):
+            a, b = rnd.sample(legal, 2)
+            A, B = before.clone(), before.clone()
+            A.apply(a)
+            B.apply(b)
+            report.branches += 1
+            moves = (before.action_name(a), before.action_name(b))
+            merged = [False] * n  # one merge counted per seat and branch pair
+            apart = [False] * n
+            for v in range(n):
+                view_a, view_b = seat_view(before, A, a, v), seat_view(before, B, b, v)
+                apart[v] = view_a != view_b
+                if apart[v] and view_a[2] == view_b[2]:  # told apart, yet the observation is the same
+                    merged[v] = True
+                    report.comparisons += 1
+                    report._add(v, 0, A, B, before, moves, max_examples)
+            for step in range(1, horizon + 1):
+                if A.current_player is None or A.current_player != B.current_player:
+                    break
+                common = sorted(set(A.legal_actions()) & set(B.legal_actions()))
+                if not common:
+                    break
+                c = rnd.choice(common)
+                A0, B0 = A.clone(), B.clone()
+                A.apply(c)
+                B.apply(c)
+                for v in range(n):
+                    view_a, view_b = seat_view(A0, A, c, v), seat_view(B0, B, c, v)
+                    if not apart[v]:
+                        apart[v] = view_a != view_b
+                        continue
+                    report.comparisons += 1
+                    if merged[v] or view_a[2] != view_b[2]:
+                        continue
+                    merged[v] = True
+                    report._add(v, step, A, B, before, moves, max_examples)
+    return report
+
+
+__all__ = ["Merge", "RecallReport", "probe_recall", "seat_view"]
