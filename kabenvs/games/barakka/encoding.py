@@ -53,7 +53,8 @@ def build_layout(game: "BarakkaGame") -> ObservationLayout:
     lay.add("seq_size", (n, S), "cards in each sequence / 5 (position = colour; El-Karim: start order)")
     lay.add("seq_top", (n, S, T), "face-up top card of each sequence, one-hot")
     if game.karim:
-        lay.add("seq_bottom", (n, S, T), "El-Karim: the face-down first card of each sequence (perfect memory only)")
+        lay.add("seq_bottom", (n, S, T), "El-Karim: the face-down first card of each sequence (table memory: only the "
+                "one the opponent has just shown and placed, at my next decision)")
     lay.add("pile_top", (P, PILE_DEPTH, T), "top cards of each discard pile, depth 0 = top (table memory: top only)")
     lay.add("pile_count", (P, T), "all cards of each discard pile, count per type (perfect memory only)")
     if not game.solo:  # the solo pile is out of the game: its order can never matter
@@ -113,6 +114,8 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
             x = state.held[cp][0]
             buf[off["opp_held"] + x] = 1.0
             buf[unseen + x] -= 1.0
+    if g.karim and not g.perfect and not g.solo and cp == player and state.phase == "draw":
+        _write_just_shown(state, player, buf)
     o = off["deck_size"]
     for i, deck in enumerate(state.decks):
         buf[o + i] = len(deck) / g.num_cards
@@ -124,6 +127,29 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
         dups = board.per_type[player] = (per_type[0].tolist(), per_type.T.tolist())
     _write_dups(g, buf, held, state.piles, dups)
     return buf
+
+
+def _write_just_shown(state: "BarakkaState", player: int, buf: np.ndarray) -> None:
+    """Table memory, El-Karim: the card the opponent has just shown and placed face down (its
+    last move started a sequence), in ``seq_bottom`` and out of ``unseen``, at the seat's first
+    decision after it (the draw). The rules show it to the opponent; the table then hides it, so
+    an agent keeping its own memory sees it this once (perfect memory keeps it for good)."""
+    if not state.history:
+        return
+    g = state.game
+    a = state.history[-1]
+    if g.kind_of_id[a] != "play":
+        return
+    q = 1 - player  # the opponent moved last: a play or discard ends a turn (2 players)
+    k = g.index_of_id[a]
+    st = state.seqs[q][k]
+    if len(st) != 1:
+        return  # played onto a sequence already started: face up, the table shows it
+    card = st[0]
+    off = g._off
+    row = ((q - player) % g.num_players) * g.num_colours + k
+    buf[off["seq_bottom"] + row * g.num_types + card] = 1.0
+    buf[off["unseen"] + card] -= 1.0
 
 
 def seq_per_type(g, vec: np.ndarray) -> np.ndarray:

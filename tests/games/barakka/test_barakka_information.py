@@ -178,29 +178,44 @@ def replay_matches(world, state, p: int) -> None:
     assert fields(replay) == fields(world)
 
 
-def test_el_karim_table_resample_moves_hidden_face_down_cards_and_keeps_token_and_rose():
-    """Table memory with El-Karim: the opponent's face-down cards drawn from the deck were never
-    in the seat's observation, so they are dealt again, but only where the token, the Rose and the
-    placement rule come out as the seat saw them."""
+def test_el_karim_table_shows_the_face_down_card_once_and_resampling_keeps_it():
+    """Table memory with El-Karim: the opponent shows its card before placing it face down (rules),
+    so the seat's observation at its next decision holds it (``seq_bottom``, and one fewer
+    ``unseen``), the one after does not, and resampled worlds keep every face-down card: the seat
+    was shown them all (the narration names them too)."""
     game = BarakkaGame(el_karim=True, memory="table", el_portugues=True)
+    lay = game.layout
     rng = np.random.default_rng(3)
-    moved = 0
+    shown = kept = 0
     for seed in range(6):
-        s = play(game, seed, 160, rnd_seed=seed)
-        zones = s.hidden_zones(0)
-        down = zones.get("face-down cards of player 1", [])
-        for _ in range(6):
-            w = s.resample_hidden(0, rng)
-            assert w.history == s.history and w.token == s.token and w.rose == s.rose
-            assert w.start["rng"] == s.start["rng"] and w.start["state"]["decks"] != s.start["state"]["decks"]
-            assert sorted(w.all_cards()) == game.full_deck
-            for k, st in enumerate(s.seqs[1]):  # face-up cards of the opponent are as seen
-                assert w.seqs[1][k][1:] == st[1:]
-            assert w.seqs[0] == s.seqs[0] and w.piles == s.piles
-            replay_matches(w, s, 0)
-            if down and sorted(w.hidden_zones(0)["face-down cards of player 1"]) != sorted(down):
-                moved += 1
-    assert moved
+        rnd = random.Random(seed)
+        s = game.new_state(seed)
+        while s.current_player is not None and s.turn < 60:
+            a = rnd.choice(s.legal_actions())
+            q = s.current_player
+            k = game.index_of_id[a]
+            starting = game.kind_of_id[a] == "play" and not s.seqs[q][k]
+            before = s.observation(1 - q)
+            s.apply(a)
+            if not starting or s.current_player is None:
+                continue
+            card = s.seqs[q][k][0]
+            seat = s.current_player
+            obs = s.observation(seat)
+            bottom = obs[lay["seq_bottom"]].reshape(lay.shape("seq_bottom"))
+            assert bottom[1, k, card] == 1.0 and bottom.sum() == 1.0
+            assert obs[lay["unseen"]][card] == before[lay["unseen"]][card] - 1.0
+            shown += 1
+            for _ in range(2):
+                w = s.resample_hidden(seat, rng)
+                assert w.seqs == s.seqs  # every face-down card as the seat was shown it
+                np.testing.assert_array_equal(w.observation(seat), obs)
+                kept += 1
+            s.apply(rnd.choice(s.legal_actions()))  # the seat draws: the table hides the card again
+            if s.current_player == seat:
+                later = s.observation(seat)[lay["seq_bottom"]]
+                assert not later.any()
+    assert shown and kept
 
 
 def test_face_down_cards_are_revealed_at_the_end_and_never_resampled_then():
