@@ -13,11 +13,11 @@ move legal in both at each step, while the same seat decides in both), and at ev
 each seat's observations of the two branches, for the seats that could tell the branches apart at
 some earlier step. A merge where every seat's observation of the two branches and the position
 (``State.position_key``: by default the all-seeing render, every hand and the board) are also the
-same is *pure history*: no one can tell the two
-positions apart any more, though the branches still differ in what the seat saw happen. A merge where another seat still tells them apart means the
-seat has forgotten a difference that still exists in the game (another hand, the deck): that can
-matter for play, and each one is worth a look (``docs/games/<game>.md`` names the summaries a game
-makes on purpose).
+same is *pure history*: no one can tell the two positions apart any more, though the branches
+still differ in what the seat saw happen. A merge where another seat still tells them apart means
+the seat has forgotten a difference that still exists in the game (another hand, the deck): that
+can matter for play. The game may name the summary that explains it (``State.recall_gap``, on its
+docs page too); the shared kit fails on any merge of that kind the game does not name.
 
 ``python scripts/recall_probe.py`` runs it for every game at its smallest and largest player
 count and prints the counts; ``tests/core/test_recall.py`` checks that the probe finds a merge
