@@ -131,10 +131,6 @@ class Game:
     test_configs: ClassVar[list[dict[str, Any]]] = [{}]
     # Whether some seat ever lacks information another has (the kit then checks resampling).
     has_hidden_information: ClassVar[bool] = True
-    # A resampled world narrates every past move to the seat as the real game did (the kit checks
-    # it), except, where a game names it here (a few words, on its docs page too), the order of
-    # the events inside one narration: a known gap, not a licence.
-    narration_order_gap: ClassVar[str | None] = None
     # A game whose Config has ``reward: "score"`` pays each seat its final score minus the best
     # other seat's score, divided by this (State.returns): a denser training signal than win/loss.
     score_scale: float = 1.0

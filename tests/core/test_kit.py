@@ -379,22 +379,13 @@ def test_observations_never_merge_histories_whose_positions_differ(case):
         f"game names (State.recall_gap), e.g. {[str(m) for m in report.examples if not (m.pure_history or m.gap)][:3]}")
 
 
-def _words(tale: tuple[str, ...]) -> list[list[str]]:
-    """A narration up to order: its lines as sorted word lists, sorted (for a game that names an
-    order it cannot yet keep alike in resampled worlds, ``Game.narration_order_gap``)."""
-    import re
-
-    return sorted(sorted(re.findall(r"[^\s,:;]+", line)) for line in tale)
-
-
 @cases
 def test_resampled_world_replays_the_seats_whole_history(case):
     """A resampled world is one the seat's whole past is consistent with: replayed from that
     world's own start, every past action is legal there, the same seat is asked at every step,
     and the seat sees exactly the observations it saw; the replay ends in the world itself. Every
     move of the world's history is also named and narrated to the seat as in the real game (the
-    infos' and the logs' channels), except the order of events inside one narration where the
-    game names that gap (``Game.narration_order_gap``)."""
+    infos' and the logs' channels)."""
     game = build(case)
     if not game.has_hidden_information:
         pytest.skip("no hidden information")
@@ -420,14 +411,12 @@ def test_resampled_world_replays_the_seats_whole_history(case):
                         err_msg=f"step {i}: player {p} would have seen something else in this world")
                     assert replay.is_legal(a), f"step {i}: {replay.action_name(a)} is not legal in this world"
                     # every move is named and narrated to the seat as in the real game (the infos'
-                    # and the logs' channels); a game may name a narration it cannot yet keep alike
+                    # and the logs' channels)
                     told, real = replay.action_name_for(a, p), past.action_name_for(actions[i], p)
                     assert told == real, f"step {i}: player {p} would have been told {told!r} in this world, not {real!r}"
                     before = replay.clone()
                     replay.apply(a)
                     told, real = seat_view(before, replay, a, p)[1], seat_view(past, trajectory[i + 1], actions[i], p)[1]
-                    if told != real and game.narration_order_gap:  # the same words, in another order
-                        told, real = _words(told), _words(real)
                     assert told == real, f"step {i}: player {p} would have been told {told} in this world, not {real}"
                 np.testing.assert_array_equal(replay.observation(p), state.observation(p))
                 mine = {k: v for k, v in state_data(world).items() if k != "start"}

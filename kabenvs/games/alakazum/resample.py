@@ -295,7 +295,7 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
             w = before.clone()
             w.apply(left.pop())
             k = hidden_steps[j]
-            ok = np.array_equal(w.observation(p), observed[k - first])
+            ok = _seen(w, p) == observed[k - first]
             step = k + 1
             end = ends[j]
             while ok and step < end:
@@ -309,7 +309,7 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
                 step += 1
                 # What p sees, at every step: a difference can show for a few steps and be gone
                 # by the next hidden choice (checking only there let inconsistent worlds through).
-                ok = np.array_equal(w.observation(p), observed[step - 1 - first])
+                ok = _seen(w, p) == observed[step - 1 - first]
             if budget < 0:
                 return None
             if not ok:
@@ -324,8 +324,18 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     return None
 
 
+def _seen(state: "AlakazumState", p: int) -> tuple:
+    """What ``p`` saw at this step, for checking a world against the real game: its observation,
+    and the order in which the cards of its hand and of its Forest Magic came to it (by type).
+    The observation holds those by type only; the narration tells the order (``p`` found Food,
+    then a Die potion), which a re-drawn put-back order of another caster could otherwise change."""
+    cls = state.game.cs.cls
+    fm = [cls[c] for c in state.fm] if state.pending is not None and state.pending.get("p") == p else []
+    return state.observation(p).tobytes(), [cls[c] for c in state.hands[p]], fm
+
+
 def _observed(state, p, origin, actions, first):
-    """``p``'s observation after every step from ``first`` on, in the real game (a cache)."""
+    """What ``p`` saw (``_seen``) after every step from ``first`` on, in the real game (a cache)."""
     memo = state._resample_memo
     key = (p, len(state.history), "obs", first)  # the same [1] as _history_facts keys: cleared with them
     if key not in memo:
@@ -336,7 +346,7 @@ def _observed(state, p, origin, actions, first):
             replay._apply(a)
             replay._forget_legal()
             if k >= first:
-                out.append(replay.observation(p))
+                out.append(_seen(replay, p))
         memo[key] = out
     return memo[key]
 

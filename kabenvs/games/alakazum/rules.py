@@ -175,9 +175,6 @@ class AlakazumGame(Game):
     name = "alakazum"
     env_id = "alakazum_v0"
     Config = AlakazumConfig
-    # a world may tell a seat the forest cards it found or took in one move in another order
-    # (issue #13: seen cards keep their identity but not always their place in the forest deck)
-    narration_order_gap = "the order of the forest cards one found or took in one move"
     # 2 and 5 players play full-length games (the default max_turns: late-game decisions, a
     # failed Alakazum, an empty forest deck); 3 and 4 players a 10-turn limit, which keeps the
     # kit's per-config random games quick and covers the truncation path.
