@@ -675,6 +675,16 @@ class State:
         new._reset_caches()
         return new
 
+    def __deepcopy__(self, memo) -> "State":
+        """``copy.deepcopy`` is ``clone()``: the game shared, the fields copied, the caches (some
+        memoise observation parts in memoryviews, which cannot be copied) left to be rebuilt.
+        OpenSpiel's ``clone()`` of a wrapped state deep-copies it."""
+        return self.clone()
+
+    def __getstate__(self) -> dict:
+        """Pickling keeps what a clone keeps (no caches; see ``__deepcopy__``)."""
+        return self.clone().__dict__
+
     def _clone_base(self, share_rng: bool = False) -> "State":
         """A new state of the same class with the base fields copied (game, generator,
         current_player, truncated, history). ``share_rng`` is for games that draw no chance after

@@ -19,9 +19,8 @@ from pettingzoo.test import api_test, seed_test
 import kabenvs
 from kabenvs.agents import Decision, RandomAgent
 from kabenvs.core.errors import ConfigError, IllegalActionError
+from kabenvs.core.recall import probe_recall, seat_view
 from kabenvs.core.registry import env_ids, game_class
-
-from kabenvs.core.recall import seat_view
 
 from .kit import (
     KIT_GAMES, build, cases, full_games, observationally_equal_groups, random_playout, sample_states,
@@ -152,6 +151,26 @@ def test_cached_observations_and_masks_are_what_a_fresh_copy_computes(case):
                                           err_msg=f"game {g}, step {steps}: editing a returned mask changed the next")
             state.apply(rnd.choice(state.legal_actions()))
             steps += 1
+
+
+@cases
+def test_deepcopy_and_pickle_give_clones(case):
+    """``copy.deepcopy`` and a pickle round trip of a state whose caches are filled (observations
+    of every seat asked) give an independent state with the same observations and future: what
+    OpenSpiel's ``clone()`` and multiprocessing rely on."""
+    import copy
+    import pickle
+
+    game = build(case)
+    for state in sample_states(game, n_games=2, seed=71, per_game=3):
+        before = [state.observation(p).tobytes() for p in range(game.num_players)]
+        for twin in (copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
+            assert [twin.observation(p).tobytes() for p in range(game.num_players)] == before
+            assert state_data(twin) == state_data(state)
+            if twin.current_player is not None:
+                assert twin.legal_actions() == state.legal_actions()
+                twin.apply(twin.legal_actions()[0])
+                assert len(state.history) == len(twin.history) - 1  # independent of the original
 
 
 @cases
@@ -369,8 +388,6 @@ def test_observations_never_merge_histories_whose_positions_differ(case):
     each game's docs page accounts for); never while another seat still sees a difference, which
     would mean the seat forgot something that is still true of the game, unless the game names
     the summary that explains it (``State.recall_gap``, on its docs page too)."""
-    from kabenvs.core.recall import probe_recall
-
     game = build(case)
     report = probe_recall(game, seed=61, n_games=2, positions_per_game=12, pairs_per_position=2, horizon=30)
     assert report.comparisons, "no branches that a seat could tell apart: the probe checked nothing"
