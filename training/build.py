@@ -45,17 +45,19 @@ def update_threads_callback(rollout_threads: int, threads: int):
     """An SB3 callback that gives PPO's update ``threads`` torch threads and the rollouts
     ``rollout_threads``: SB3 calls ``on_rollout_end`` just before each update and
     ``on_rollout_start`` just after it; the end of ``learn`` puts the rollout setting back."""
+    import torch
     from stable_baselines3.common.callbacks import BaseCallback
 
+    # only the intra-op count changes here (set_threads has set the rest once, before learning)
     class UpdateThreads(BaseCallback):
         def _on_rollout_end(self) -> None:
-            set_threads(threads)
+            torch.set_num_threads(threads)
 
         def _on_rollout_start(self) -> None:
-            set_threads(rollout_threads)
+            torch.set_num_threads(rollout_threads)
 
         def _on_training_end(self) -> None:
-            set_threads(rollout_threads)
+            torch.set_num_threads(rollout_threads)
 
         def _on_step(self) -> bool:
             return True
