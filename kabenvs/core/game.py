@@ -197,6 +197,12 @@ class State:
 
     game: Game
     rng: np.random.Generator
+    # Fields a later version of a game added to its states: name -> ``value(game, fields)``, the
+    # value it takes in a saved position (``fields``) that lacks it, knowing nothing of its past
+    # (what it is at a deal, where nothing has happened yet). A save made before a field was added
+    # lacks it; loading rebuilds it by replaying the saved history from the saved start
+    # (``_upgrade``), so older saves keep loading. Each game lists its own.
+    added_fields: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, game: Game, rng: np.random.Generator | int | None = None) -> None:
         self.game = game
@@ -564,7 +570,43 @@ class State:
             raise ConfigError("saved state: the fields are nested too deeply to be a game state") from None
 
     @staticmethod
+    def _upgrade(game: Game, fields: dict) -> dict:
+        """A save from before some of ``added_fields`` existed: each missing one takes its value at
+        the saved start (where nothing has happened yet) and the saved history is replayed from there
+        to give its value now. A save without a start (or whose replay fails: the checks after this
+        say why) gets the start value, which keeps the state sound, if less informed."""
+        added = game.State.added_fields
+        missing = [k for k in added if k not in fields]
+        if not missing:
+            return fields
+        fields = dict(fields)
+        for k in missing:
+            fields[k] = added[k](game, fields)
+        start = fields.get("start")
+        if not (isinstance(start, dict) and set(start) == {"state", "rng"} and isinstance(start["state"], dict)):
+            return fields
+        at_start = dict(start["state"])
+        for k in added:
+            if k not in at_start:
+                at_start[k] = added[k](game, at_start)
+        fields["start"] = {"state": at_start, "rng": start["rng"]}
+        try:
+            replay = game.State._restore(game, {**at_start, "start": None}, start["rng"], "start")
+            history = fields.get("history")
+            done = len(replay.history)
+            if not isinstance(history, list) or history[:done] != replay.history:
+                return fields
+            for action in history[done:]:
+                replay.apply(action)
+        except Exception:  # noqa: BLE001 - the checks that follow name what is wrong with the save
+            return fields
+        for k in missing:
+            fields[k] = copy.deepcopy(getattr(replay, k))
+        return fields
+
+    @staticmethod
     def _load(game: Game, fields: dict, rng_state: Any) -> "State":
+        fields = State._upgrade(game, fields)
         state = game.State._restore(game, fields, rng_state, "state")
         start = fields.get("start")
         if start is not None:

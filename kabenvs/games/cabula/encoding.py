@@ -92,6 +92,40 @@ def _encode_knowledge(state: CabulaState, me: int, buf: np.ndarray, mv: memoryvi
                 mv[fr + (p - me) % n] = fresh[row0 + p] * 0.2
     if state.deck_cap_known:  # fresh cards and draws from a rebuilt deck need one
         _encode_rebuilt(state, me, mv)
+    if state.public_fresh:  # three players or more
+        _encode_public(state, me, buf, mv)
+
+
+def _encode_public(state: CabulaState, me: int, buf: np.ndarray, mv: memoryview) -> None:
+    """What everyone knows of each hand (the public rows, knowledge.py), seat-relative with my
+    hand at row 0, through the one row writer; memoised per seat like my own rows
+    (``state._public_memo``, dropped whole when any public row changes); the fresh counts and
+    the public view of the rebuilt deck after it."""
+    o = state.game.obs_offsets
+    T = NUM_TYPES
+    memo = state._public_memo
+    seg = memo.get(me)
+    lo, hi = state.game.public_span
+    if seg is None:
+        wrote = _write_rows(mv, state.public_known, me, 0, o["public_known"], T, None)
+        wrote |= _write_rows(mv, state.public_groups, me, 0, o["public_maybe"], T + 1, o["public_maybe_count"])
+        wrote |= _write_rows(mv, state.public_groups2, me, 0, o["public_maybe2"], T, o["public_maybe2_count"])
+        memo[me] = buf[lo:hi].copy() if wrote else False
+    elif seg is not False:
+        buf[lo:hi] = seg
+    fresh = state.public_fresh
+    if any(fresh):
+        n = len(fresh)
+        base = o["public_fresh"]
+        for p, f in enumerate(fresh):
+            if f:
+                mv[base + (p - me) % n] = f * 0.2
+    if state.deck_cap_known:
+        base = o["public_deck_cap"]
+        inv = state.game.inv_comp_list
+        for c, k in enumerate(state.public_cap):
+            if k:
+                mv[base + c] = k * inv[c]
 
 
 def _encode_shadow(state: CabulaState, me: int, mv: memoryview) -> bool:

@@ -28,6 +28,14 @@ on it too (a ``Table`` argument says which), fed by the same events, all of whic
 ``deck_ran_out`` differs: ``v``'s ``deck_cap`` there includes third players' draws, which ``p``
 never saw; the shadow's group holds ``p``'s own part of it and counts the rest as unknown cards
 (``CabulaState._shadow_cap_of``; docs item 5).
+
+The *public* rows (``public_known``, ``public_groups``, ``public_groups2``, ``public_fresh``, row ``p``
+= hand ``p``, and ``public_cap``) are what a viewer who saw only the events everyone sees knows of
+each hand: the same rules, fed a card leaving in plain view (``seen_leave``), a card leaving unseen
+(``unseen_leave``, a crystal ball: even for the players involved, the others saw it unseen), stars
+a cauldron returned (``plain_gain``) and draws from a rebuilt deck (a fresh card). Every player
+can follow them, and they are the part of what a player ``j`` knows of a third hand ``k`` that
+rests on events I saw as well; kept with three players or more (docs item 5).
 """
 
 from __future__ import annotations
@@ -226,6 +234,15 @@ def deck_ran_out(t: Table, cap_of) -> None:
             _normalise(t, i)
 
 
+def public_fields(n: int) -> tuple[list, list, list, list, list]:
+    """The public rows at a start where nothing happened yet: ``public_known``, ``public_groups``,
+    ``public_groups2``, ``public_fresh`` (one row per hand) and ``public_cap``; empty lists with two
+    players (there is no third hand, so they are not kept)."""
+    if n < 3:
+        return [], [], [], [], []
+    return [None] * n, [None] * n, [None] * n, [0] * n, [0] * NUM_TYPES
+
+
 def refloor(s: "CabulaState", v: int) -> None:
     """After a rebuild, the floor follows from the cap: the cards drawn unseen (cap less deck) were
     never curses (a curse is shown), so they lower every other type by at most their number."""
@@ -234,10 +251,11 @@ def refloor(s: "CabulaState", v: int) -> None:
     s.deck_floor[v] = [k if IS_CURSE[c] else max(0, k - u) for c, k in enumerate(cap)]
 
 
-def _claims(t: Table, name: str, i: int, v: int, p: int, hand: list[int], rebuilt: bool,
+def _claims(t: Table, name: str, i: int, who: str, p: int, hand: list[int], rebuilt: bool,
             out: list[str]) -> None:
-    """Row ``i`` of table ``t`` (``name``: "" for the real table, "shadow_" for the shadow) makes
-    only true claims about ``p``'s hand: its groups hold, its fresh cards fit (and need a rebuilt
+    """Row ``i`` of table ``t`` (``name``: "" for the real table, "shadow_" for the shadow,
+    "public_" for the public rows; ``who``: whose knowledge it is, for the messages) makes only
+    true claims about ``p``'s hand: its groups hold, its fresh cards fit (and need a rebuilt
     deck)."""
     known, groups, groups2, fresh = t
     g = groups[i]
@@ -249,14 +267,14 @@ def _claims(t: Table, name: str, i: int, v: int, p: int, hand: list[int], rebuil
         r = g[R]
         held = sum(min(hand[c] - kn[c], g[c]) for c in range(NUM_TYPES))
         if not 1 <= r < sum(g[:R]) or r > rest or held < r - g[WILD] or not any(g[:WILD]):
-            out.append(f"{name}groups[{i}]: player {v}'s group {g} does not hold for player {p}'s "
+            out.append(f"{name}groups[{i}]: {who}'s group {g} does not hold for player {p}'s "
                        f"hand {hand}")
         rest -= r
     if g2 is not None:
         r2 = g2[R]
         held2 = sum(min(hand[c] - kn[c], g2[c]) for c in range(NUM_TYPES))
         if not 1 <= r2 < sum(g2[:R]) or g2[WILD] or held2 < r2:
-            out.append(f"{name}groups2[{i}]: player {v}'s second group {g2} does not hold for player "
+            out.append(f"{name}groups2[{i}]: {who}'s second group {g2} does not hold for player "
                        f"{p}'s hand {hand}")
     if f and (f > rest or not rebuilt):
         out.append(f"{name}fresh[{i}]: {f} fresh cards, but only {rest} unplaced cards in player "
@@ -277,7 +295,7 @@ def problems(s: "CabulaState") -> list[str]:
                 if s.groups[i] is not None or s.groups2[i] is not None or s.fresh[i]:
                     out.append(f"groups/fresh[{i}]: player {v} has a group about their own hand")
                 continue
-            _claims(t, "", i, v, p, s.hands[p], s.deck_cap_known, out)
+            _claims(t, "", i, f"player {v}", p, s.hands[p], s.deck_cap_known, out)
             owed += s.fresh[i]
         if s.deck_cap_known and owed > sum(s.deck_cap[v]) - deck_size:
             out.append(f"fresh: player {v} counts {owed} cards drawn from the rebuilt deck, more than "
@@ -315,7 +333,7 @@ def shadow_problems(s: CabulaState) -> list[str]:
             hand = s.hands[p]
             if kn is not None and (not any(kn) or any(k > h for k, h in zip(kn, hand))):
                 out.append(f"shadow_known[{i}]: claims cards player {p} does not hold (or an empty row)")
-            _claims(shadow, "shadow_", i, v, p, hand, rebuilt, out)
+            _claims(shadow, "shadow_", i, f"player {v}", p, hand, rebuilt, out)
             cap = s.shadow_cap(i)
             if min(cap) < 0 or sum(cap) < s.shadow_fresh[i]:
                 out.append(f"shadow_spent[{i}]: player {p}'s part of player {v}'s deck_cap, {cap}, is "
@@ -338,4 +356,41 @@ def shadow_problems(s: CabulaState) -> list[str]:
                     if [d + m for d, m in zip(deck, cap)] != s.deck_cap[v]:
                         out.append(f"shadow_spent[{i}]: with two players, player {p}'s part of "
                                    f"deck_cap[{v}] is all of it less the deck")
+    return out
+
+
+def public_problems(s: CabulaState) -> list[str]:
+    """What must hold for the public rows (called by ``invariants``): none with two players; with
+    more, their claims are true, their certain cards are among every other player's (each saw the
+    events they rest on) and held, and the fresh cards they count were drawn from the rebuilt
+    deck less what everyone saw leave it."""
+    n = s.num_players
+    fields = (s.public_known, s.public_groups, s.public_groups2, s.public_fresh)
+    if n < 3:
+        if any(fields) or s.public_cap:
+            return ["public_*: kept only with three players or more (empty lists with two)"]
+        return []
+    out: list[str] = []
+    if any(len(f) != n for f in fields) or len(s.public_cap) != NUM_TYPES:
+        return [f"public_*: one row per player ({n}), and public_cap one count per card type"]
+    rebuilt = s.deck_cap_known
+    if not rebuilt and any(s.public_cap):
+        out.append("public_cap: cards of a rebuilt deck, but the deck was never rebuilt")
+    owed = 0
+    for p in range(n):
+        hand = s.hands[p]
+        kn = s.public_known[p]
+        if kn is not None:
+            if not any(kn) or any(k > h for k, h in zip(kn, hand)):
+                out.append(f"public_known[{p}]: claims cards player {p} does not hold (or an empty row)")
+            for v in range(n):
+                real = s.known[v * n + p] or [0] * NUM_TYPES
+                if v != p and any(k > r for k, r in zip(kn, real)):
+                    out.append(f"public_known[{p}]: more certain cards than player {v} knows of "
+                               f"({kn} against {real})")
+        _claims(fields, "public_", p, "everyone", p, hand, rebuilt, out)
+        owed += s.public_fresh[p]
+    if rebuilt and owed > sum(s.public_cap) - len(s.deck):
+        out.append(f"public_fresh: {owed} cards counted as drawn from the rebuilt deck, more than it lost "
+                   "to everyone's sight")
     return out

@@ -481,7 +481,8 @@ def _fix_looked(tok: _Tokens, held: list[int], hand: list[int], mode: str) -> bo
 
 
 def _clamp_others_knowledge(fields: dict, me: int, n: int) -> None:
-    """Other seats' knowledge at a (rigged) start is hidden from ``me``: keep it true there."""
+    """Other seats' knowledge at a (rigged) start is hidden from ``me``: keep it true there. (So is
+    a rigged start's public knowledge of the other hands, which a dealt start never has.)"""
     hands = fields["hands"]
     deck = _counts(fields["deck"])
     known = fields["known"]
@@ -508,6 +509,18 @@ def _clamp_others_knowledge(fields: dict, me: int, n: int) -> None:
             continue
         row = [min(k, h) for k, h in zip(kn, hands[p])]
         known[i] = row if any(row) else None
+    if fields["public_fresh"]:  # three players or more: the public rows about the other hands
+        for p in range(n):
+            if p == me:
+                continue
+            fields["public_groups"][p] = fields["public_groups2"][p] = None
+            fields["public_fresh"][p] = 0
+            kn = fields["public_known"][p]
+            if kn is not None:
+                row = [min(k, h) for k, h in zip(kn, hands[p])]
+                fields["public_known"][p] = row if any(row) else None
+        if fields["deck_cap_known"]:
+            fields["public_cap"] = [max(c, d) for c, d in zip(fields["public_cap"], deck)]
     for v in range(n):
         if v == me:
             continue

@@ -193,6 +193,9 @@ class CabulaGame(Game):
         self.known_span = (self.obs_offsets["known_hands"], self.obs_offsets["fresh"])
         self.shadow_span = (self.obs_offsets["their_known"],
                             self.obs_offsets["their_spent"] + (n - 1) * NUM_TYPES)
+        # ... and the public rows (public_known up to the end of public_maybe2_count), with three
+        # players or more
+        self.public_span = (self.obs_offsets["public_known"], self.obs_offsets["public_fresh"]) if n >= 3 else None
 
     def play_moves(self) -> list[tuple[int, int]]:
         moves = [(STAR, 1), (DOUBLE, 1)]
@@ -269,6 +272,20 @@ class CabulaGame(Game):
                 "my part of each other player's view of the deck)")
         lay.add("rebuilt_draws", n, "seat-relative: how many cards each player drew from the current rebuilt "
                 "deck, curses not counted / all cards")
+        if n >= 3:
+            # What everyone knows of each hand from the events all saw (knowledge.py, the public
+            # rows): the part of another player's knowledge of a third hand I can follow.
+            lay.add("public_known", (n, T), "per hand (seat-relative, row 0 = mine): the cards everyone "
+                    "knows for sure it holds, from the events all players saw / 5")
+            lay.add("public_maybe", (n, T + 1), "per hand: the group everyone can form from those events: "
+                    "count per type, then unknown cards, / 5")
+            lay.add("public_maybe_count", n, "per hand: how many cards of that group surely remain / 5")
+            lay.add("public_maybe2", (n, T), "per hand: the public second group, count per type / 5")
+            lay.add("public_maybe2_count", n, "per hand: how many cards of it surely remain / 5")
+            lay.add("public_fresh", n, "per hand: its cards everyone knows it drew from the current rebuilt "
+                    "deck / 5")
+            lay.add("public_deck_cap", T, "after a reshuffle: the rebuilt deck less the cards everyone saw "
+                    "leave it, per type / that type's count")
         lay.add("discard", T, "discard pile: count of each type / that type's count in the deck")
         lay.add("deck_size", 1, "cards in the deck / all cards")
         lay.add("deck_floor", T, "cards I know for sure are in the deck, per type / that type's count")
@@ -307,7 +324,25 @@ class CabulaGame(Game):
         return self.config.max_turns * DECISIONS_PER_TURN_CAP
 
 
+def _public_field(k: int):
+    """``State.added_fields``' value of public field ``k`` in a saved position that lacks it: empty
+    rows, and after a rebuild a public view of the deck as it is (the cards drawn from it later
+    are the unseen draws; what went before is not known)."""
+    def value(game: "CabulaGame", fields: dict):
+        v = KN.public_fields(game.num_players)[k]
+        deck = fields.get("deck")
+        if k == 4 and v and fields.get("deck_cap_known") is True and isinstance(deck, list):
+            for c in deck:
+                if type(c) is int and 0 <= c < NUM_TYPES:
+                    v[c] += 1
+        return v
+    return value
+
+
 class CabulaState(State):
+    # The public rows came after the first saves (knowledge.py): older saves rebuild them.
+    added_fields = {name: _public_field(k) for k, name in enumerate(
+        ("public_known", "public_groups", "public_groups2", "public_fresh", "public_cap"))}
     game: CabulaGame
 
     # -- setup --------------------------------------------------------------------------------
@@ -358,6 +393,13 @@ class CabulaState(State):
         s.shadow_fresh = [0] * (n * n)
         s.shadow_spent = [None] * (n * n)
         s.rebuilt_drawn = [[0] * NUM_TYPES for _ in range(n)]
+        # public_*[p]: what every player knows of p's hand from the events everyone sees (cards
+        # leaving it in plain view, stars a cauldron returned to it, cards leaving it unseen, its
+        # draws from a rebuilt deck), by the same rules (knowledge.py) as a viewer who saw nothing
+        # else; public_cap: the rebuilt deck's cards less those everyone saw leave it. It is the part
+        # of what another player j knows of a third hand k that I can follow (docs item 5), so it
+        # is kept, and observed, only with three players or more (empty lists with two).
+        s.public_known, s.public_groups, s.public_groups2, s.public_fresh, s.public_cap = KN.public_fields(n)
         floor = [0] * NUM_TYPES
         for c in C.CURSES:  # hands never hold curses, so every curse is known to be in the deck
             floor[c] = game.composition[c]
@@ -398,6 +440,9 @@ class CabulaState(State):
         # (_forget_public, _move_hidden_card, a look, _return_to_hand).
         self._known_memo: dict = {}
         self._shadow_memo: dict = {}
+        # encoding.py: per seat, the public rows' span of its observation (or False when all zero);
+        # every seat reads every public row, so any change to one drops them all.
+        self._public_memo: dict = {}
         # Whether some seat's deck_floor may hold a non-curse card (None: not known yet, worked
         # out on demand). Until the first rebuild no floor does (a floor starts with the curses
         # only; _reshuffle and refloor are what put other cards in it, and set this), so each
@@ -417,6 +462,7 @@ class CabulaState(State):
         if i is None:
             self._known_memo.clear()
             self._shadow_memo.clear()
+            self._public_memo.clear()
         elif shadow:
             self._shadow_memo.pop(i % self.num_players, None)
         else:
@@ -517,6 +563,22 @@ class CabulaState(State):
                     self._fresh_left(i, c, False)
                 if shadow and KN.seen_leave(t_shadow, i, c, size - j):
                     self._fresh_left(i, c, True)
+        pf = self.public_fresh
+        if pf:  # three players or more: the public row about p, the same rule
+            t_pub = self._public_table()
+            rows = t_pub[0][p] is not None or t_pub[1][p] is not None or t_pub[2][p] is not None
+            if rows or pf[p]:
+                if size < 0:
+                    size = sum(self.hands[p])
+                if rows and KN.leave_changes_rows(t_pub, p, c, size, k):
+                    self._public_memo.clear()
+                for j in range(k):
+                    if KN.seen_leave(t_pub, p, c, size - j):
+                        self.public_cap[c] -= 1  # everyone knows it came from the rebuilt deck
+
+    def _public_table(self) -> KN.Table:
+        """The public rows (knowledge.py's table format, row ``p`` = hand ``p``)."""
+        return (self.public_known, self.public_groups, self.public_groups2, self.public_fresh)
 
     def _move_hidden_card(self, victim: int, taker: int, c: int, chosen: bool) -> None:
         """A crystal ball moved one card ``c`` from ``victim``'s hand to ``taker``'s (``chosen``:
@@ -549,6 +611,11 @@ class CabulaState(State):
                     KN.unseen_leave(t, i, size)
         for t in tables:  # the victim saw which card left their hand (and the taker knows it)
             KN.plain_gain(t, victim * n + taker, c)
+        if self.public_fresh:  # to everyone else a card left the victim's hand unseen
+            t_pub = self._public_table()
+            if t_pub[0][victim] is not None or t_pub[1][victim] is not None or t_pub[2][victim] is not None:
+                self._public_memo.clear()
+            KN.unseen_leave(t_pub, victim, size)
         self.hands[victim][c] -= 1
         self.hands[taker][c] += 1
         if self._hand_sizes is not None:
@@ -569,6 +636,8 @@ class CabulaState(State):
             n = self.num_players
             KN.unseen_draw(self.fresh, n, p)
             KN.unseen_draw(self.shadow_fresh, n, p)  # p knows every other seat counts it fresh
+            if self.public_fresh:
+                self.public_fresh[p] += 1
             self.rebuilt_drawn[p][c] += 1
             if self._rebuilt_totals is not None:
                 self._rebuilt_totals[p] += 1
@@ -579,6 +648,8 @@ class CabulaState(State):
                 floors[v][c] -= 1
                 if caps is not None:
                     caps[v][c] -= 1
+            if caps is not None and self.public_cap:
+                self.public_cap[c] -= 1
         elif self._floors_hold_hand_cards():
             for v in range(self.num_players):
                 f = floors[v]
@@ -620,11 +691,15 @@ class CabulaState(State):
             caps = self.deck_cap
             KN.deck_ran_out(real, lambda i, f: caps[i // n] + [0])
             KN.deck_ran_out(shadow, self._shadow_cap_of)
+            if self.public_fresh:
+                KN.deck_ran_out(self._public_table(), lambda i, f: self.public_cap + [0])
         for v in range(n):
             self.deck_floor[v] = self.discard[:]
             self.deck_cap[v] = self.discard[:]
         self._floor_hand_cards = True
         self.shadow_spent = [None] * (n * n)
+        if self.public_fresh:
+            self.public_cap = self.discard[:]
         self.rebuilt_drawn = [[0] * NUM_TYPES for _ in range(n)]
         self._rebuilt_totals = [0] * n
         self.deck_cap_known = True
@@ -869,6 +944,9 @@ class CabulaState(State):
             for w in range(n):
                 if w != v:
                     KN.plain_gain(t, w * n + v, card, k)  # returned in plain view
+        if self.public_fresh:
+            KN.plain_gain(self._public_table(), v, card, k)
+            self._public_memo.clear()
 
     def _star_chosen(self, f: dict, s: int) -> None:
         v, a, why = f["v"], f["a"], f["why"]
@@ -1146,6 +1224,24 @@ class CabulaState(State):
                     if row is not None:
                         counts(f"{name}[{i}]", row, length)
         per_player("rebuilt_drawn", self.rebuilt_drawn)
+        rows = n if n >= 3 else 0  # the public rows: kept with three players or more
+        for name, table, length in (("public_known", self.public_known, NUM_TYPES),
+                                    ("public_groups", self.public_groups, KN.GROUP_LEN),
+                                    ("public_groups2", self.public_groups2, KN.GROUP_LEN)):
+            if not isinstance(table, list) or len(table) != rows:
+                bad(f"{name}: must hold {rows} entries (one per player from three players on), got "
+                    f"{str(table)[:80]}")
+            else:
+                for p, row in enumerate(table):
+                    if row is not None:
+                        counts(f"{name}[{p}]", row, length)
+        pf = self.public_fresh
+        if not (isinstance(pf, list) and len(pf) == rows and all(type(k) is int and k >= 0 for k in pf)):
+            bad(f"public_fresh: must hold {rows} whole counts >= 0, got {str(pf)[:80]}")
+        if rows:
+            counts("public_cap", self.public_cap)
+        elif self.public_cap != []:
+            bad(f"public_cap: must be an empty list with two players, got {str(self.public_cap)[:80]}")
         for name, fr, length in (("fresh", self.fresh, n * n), ("shadow_fresh", self.shadow_fresh, n * n)):
             if not (isinstance(fr, list) and len(fr) == length and all(type(k) is int and k >= 0 for k in fr)):
                 bad(f"{name}: must hold {length} whole counts >= 0, got {str(fr)[:80]}")
@@ -1269,6 +1365,7 @@ class CabulaState(State):
         # the shadow is checked against the real rows too (with two players: equal to them); on
         # empty tables this finds nothing, and invariants run on loads and in tests only
         problems += KN.shadow_problems(self)
+        problems += KN.public_problems(self)
         for v in range(n):
             if any(map(gt, self.deck_floor[v], deck)):
                 problems.append(f"deck_floor[{v}]: exceeds the deck")
@@ -1296,6 +1393,11 @@ class CabulaState(State):
         new.shadow_fresh = self.shadow_fresh[:]
         new.shadow_spent = [c if c is None else c[:] for c in self.shadow_spent]
         new.rebuilt_drawn = [d[:] for d in self.rebuilt_drawn]
+        new.public_known = [k if k is None else k[:] for k in self.public_known]
+        new.public_groups = [g if g is None else g[:] for g in self.public_groups]
+        new.public_groups2 = [g if g is None else g[:] for g in self.public_groups2]
+        new.public_fresh = self.public_fresh[:]
+        new.public_cap = self.public_cap[:]
         new.attacks = self.attacks[:]  # entries are replaced, never mutated
         new.deck_floor = [f[:] for f in self.deck_floor]
         new.deck_cap = [f[:] for f in self.deck_cap]

@@ -150,6 +150,7 @@ def test_cards_drawn_from_a_rebuilt_deck_that_runs_out_become_a_group_on_the_han
     s.deck_cap = [counts({"dragon": 1, "kraken": 1}) for _ in range(3)]
     s.deck_floor = [c[:] for c in s.deck_cap]
     s.deck_cap_known = True
+    s.public_cap = s.deck_cap[0][:]  # everyone knows the rebuilt deck's pile
     s.touch()
     assert not s.invariants()
     act(s, "pass")  # player 1 draws the kraken
@@ -258,7 +259,11 @@ def test_at_most_one_certain_card_lost_unseen_is_kept_next_to_the_merged_group()
     assert before.second_group(0, 2) is None
     a, b = parts(between, 0), parts(before, 0)
     differ = [name for name in a if not np.array_equal(a[name], b[name])]
-    assert differ == ["maybe2_hands", "maybe2_count"]  # everything else (the old observation) is equal
+    # everything else is equal but what everyone knows of player 2's hand (the public rows, seen
+    # by all: with the stars returned between the losses at least one is surely still there)
+    assert differ == ["maybe2_hands", "maybe2_count", "public_maybe"]
+    assert between.public_groups[2] == counts({"star": 2}) + [4, 5]  # 5 of them, 4 unknown: a star
+    assert before.public_groups[2] == counts({"star": 2}) + [5, 5]  # 5 of 7, 5 unknown: maybe none
     assert a["maybe2_hands"][2][ID["star"]] == pytest.approx(0.4) and a["maybe2_count"][2] == pytest.approx(0.2)
     rng = np.random.default_rng(5)
     for s in (between, before):

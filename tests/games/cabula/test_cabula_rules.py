@@ -399,6 +399,7 @@ def empty_both_piles(s):
     s.deck_floor = [[0] * 14 for _ in s.deck_floor]
     s.deck_cap = [[0] * 14 for _ in s.deck_cap]
     s.deck_cap_known = False
+    s.public_cap = [0] * len(s.public_cap)
     s.touch()
 
 

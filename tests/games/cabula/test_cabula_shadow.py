@@ -87,6 +87,8 @@ def small_rebuilt_deck(num_players: int, order: list[str], hand0: dict | None = 
     s.deck = deck[::-1]  # the top of the deck is the end of the list
     s.deck_cap = [counts({c: order.count(c) for c in order}) for _ in range(num_players)]
     s.deck_floor = [row[:] for row in s.deck_cap]
+    if num_players >= 3:
+        s.public_cap = s.deck_cap[0][:]  # everyone knows the rebuilt deck's pile
     s.stack.append({"k": "draw", "p": 0, "n": 1})
     s.touch()
     s._advance()
