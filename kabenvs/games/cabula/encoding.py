@@ -93,39 +93,70 @@ def _encode_knowledge(state: CabulaState, me: int, buf: np.ndarray, mv: memoryvi
     if state.deck_cap_known:  # fresh cards and draws from a rebuilt deck need one
         _encode_rebuilt(state, me, mv)
     if state.public_fresh:  # three players or more
-        _encode_public(state, me, buf, mv)
+        _encode_public(state, me, buf)
 
 
-def _encode_public(state: CabulaState, me: int, buf: np.ndarray, mv: memoryview) -> None:
-    """What everyone knows of each hand (the public rows, knowledge.py), seat-relative with my
-    hand at row 0, through the one row writer; memoised per seat like my own rows
-    (``state._public_memo``, dropped whole when any public row changes); the fresh counts and
-    the public view of the rebuilt deck after it."""
-    o = state.game.obs_offsets
+def _public_row(row: np.ndarray, kn, g, g2, f: int) -> None:
+    """One hand's public row (layout block ``public_hands``), each entry / 5: the certain cards
+    (14), the group (14 types, unknown cards, count: ``g`` as kept), the second group's types (14)
+    and count (it never holds unknown cards), the fresh count (the rules also set this last entry
+    in place at a draw)."""
+    row[:] = 0.0
     T = NUM_TYPES
-    memo = state._public_memo
-    seg = memo.get(me)
-    lo, hi = state.game.public_span
-    if seg is None:
-        wrote = _write_rows(mv, state.public_known, me, 0, o["public_known"], T, None)
-        wrote |= _write_rows(mv, state.public_groups, me, 0, o["public_maybe"], T + 1, o["public_maybe_count"])
-        wrote |= _write_rows(mv, state.public_groups2, me, 0, o["public_maybe2"], T, o["public_maybe2_count"])
-        memo[me] = buf[lo:hi].copy() if wrote else False
-    elif seg is not False:
-        buf[lo:hi] = seg
-    fresh = state.public_fresh
-    if any(fresh):
-        n = len(fresh)
-        base = o["public_fresh"]
-        for p, f in enumerate(fresh):
-            if f:
-                mv[base + (p - me) % n] = f * 0.2
-    if state.deck_cap_known:
-        base = o["public_deck_cap"]
-        inv = state.game.inv_comp_list
-        for c, k in enumerate(state.public_cap):
+    mv = memoryview(row)
+    for base, counts in ((0, kn), (T, g), (2 * T + 2, g2)):
+        if counts is None:
+            continue
+        for c in range(T):
+            k = counts[c]
             if k:
-                mv[base + c] = k * inv[c]
+                mv[base + c] = k * 0.2
+        if base == T:
+            mv[base + T] = counts[T] * 0.2  # unknown cards
+            mv[base + T + 1] = counts[T + 1] * 0.2
+        elif base:
+            mv[base + T] = counts[T + 1] * 0.2
+    if f:
+        mv[3 * T + 3] = f * 0.2
+
+
+def _encode_public(state: CabulaState, me: int, buf: np.ndarray) -> None:
+    """What everyone knows of each hand (the public rows, knowledge.py), seat-relative with my
+    hand at row 0. Every seat reads the same rows, only rotated: they are encoded once per state
+    in absolute order (``state._public_enc``: a row is re-encoded when the rules mark its hand in
+    ``state._public_dirty``, and a draw sets its fresh entry in place), and each observation
+    copies them in two slices. The public view of the rebuilt deck is encoded once too
+    (``state._public_cap_enc``, None when it changed)."""
+    g = state.game
+    enc = state._public_enc
+    if enc is None:
+        n = state.num_players
+        enc = state._public_enc = np.zeros((n, 3 * NUM_TYPES + 4), dtype=np.float32)
+        state._public_flat = enc.reshape(-1)
+        state._public_dirty = set(range(n))
+    dirty = state._public_dirty
+    if dirty:
+        kn, gr, gr2, fr = state.public_known, state.public_groups, state.public_groups2, state.public_fresh
+        for p in dirty:
+            _public_row(enc[p], kn[p], gr[p], gr2[p], fr[p])
+        dirty.clear()
+    flat = state._public_flat
+    lo, hi = g.public_span
+    cut = me * g.public_width  # my row first, then the next clockwise
+    if cut:
+        mid = hi - cut
+        buf[lo:mid] = flat[cut:]
+        buf[mid:hi] = flat[:cut]
+    else:
+        buf[lo:hi] = flat
+    if state.deck_cap_known:
+        cap = state._public_cap_enc
+        if cap is None:
+            inv = g.inv_comp_list  # the same values as deck_cap's (a double, then float32)
+            cap = state._public_cap_enc = np.array([k * inv[c] for c, k in enumerate(state.public_cap)],
+                                                   dtype=np.float32)
+        base = g.obs_offsets["public_deck_cap"]
+        buf[base:base + NUM_TYPES] = cap
 
 
 def _encode_shadow(state: CabulaState, me: int, mv: memoryview) -> bool:

@@ -193,9 +193,11 @@ class CabulaGame(Game):
         self.known_span = (self.obs_offsets["known_hands"], self.obs_offsets["fresh"])
         self.shadow_span = (self.obs_offsets["their_known"],
                             self.obs_offsets["their_spent"] + (n - 1) * NUM_TYPES)
-        # ... and the public rows (public_known up to the end of public_maybe2_count), with three
-        # players or more
-        self.public_span = (self.obs_offsets["public_known"], self.obs_offsets["public_fresh"]) if n >= 3 else None
+        # ... and the public rows (encoding.py copies them rotated: one row per hand, this wide)
+        if n >= 3:
+            self.public_width = 3 * NUM_TYPES + 4
+            lo = self.obs_offsets["public_hands"]
+            self.public_span = (lo, lo + n * self.public_width)
 
     def play_moves(self) -> list[tuple[int, int]]:
         moves = [(STAR, 1), (DOUBLE, 1)]
@@ -275,15 +277,11 @@ class CabulaGame(Game):
         if n >= 3:
             # What everyone knows of each hand from the events all saw (knowledge.py, the public
             # rows): the part of another player's knowledge of a third hand I can follow.
-            lay.add("public_known", (n, T), "per hand (seat-relative, row 0 = mine): the cards everyone "
-                    "knows for sure it holds, from the events all players saw / 5")
-            lay.add("public_maybe", (n, T + 1), "per hand: the group everyone can form from those events: "
-                    "count per type, then unknown cards, / 5")
-            lay.add("public_maybe_count", n, "per hand: how many cards of that group surely remain / 5")
-            lay.add("public_maybe2", (n, T), "per hand: the public second group, count per type / 5")
-            lay.add("public_maybe2_count", n, "per hand: how many cards of it surely remain / 5")
-            lay.add("public_fresh", n, "per hand: its cards everyone knows it drew from the current rebuilt "
-                    "deck / 5")
+            lay.add("public_hands", (n, 3 * T + 4), "per hand (seat-relative, row 0 = mine): what everyone "
+                    "knows of it from those events: the cards it surely holds (14), a group (count per "
+                    "type, then unknown cards: 15), how many of that group surely remain (1), a second "
+                    "group (14), how many of it surely remain (1), and how many of its cards were drawn "
+                    "from the current rebuilt deck (1); each / 5")
             lay.add("public_deck_cap", T, "after a reshuffle: the rebuilt deck less the cards everyone saw "
                     "leave it, per type / that type's count")
         lay.add("discard", T, "discard pile: count of each type / that type's count in the deck")
@@ -440,9 +438,13 @@ class CabulaState(State):
         # (_forget_public, _move_hidden_card, a look, _return_to_hand).
         self._known_memo: dict = {}
         self._shadow_memo: dict = {}
-        # encoding.py: per seat, the public rows' span of its observation (or False when all zero);
-        # every seat reads every public row, so any change to one drops them all.
-        self._public_memo: dict = {}
+        # encoding.py: the public rows encoded once for every seat, one row per hand in absolute
+        # order (a seat's observation holds them rotated), or None (built on first use); the hands
+        # whose rows changed since (the rules add them); public_cap encoded (None: changed).
+        self._public_enc: np.ndarray | None = None
+        self._public_flat: np.ndarray | None = None  # the same array, one dimension
+        self._public_dirty: set = set()
+        self._public_cap_enc: np.ndarray | None = None
         # Whether some seat's deck_floor may hold a non-curse card (None: not known yet, worked
         # out on demand). Until the first rebuild no floor does (a floor starts with the curses
         # only; _reshuffle and refloor are what put other cards in it, and set this), so each
@@ -462,7 +464,7 @@ class CabulaState(State):
         if i is None:
             self._known_memo.clear()
             self._shadow_memo.clear()
-            self._public_memo.clear()
+            self._public_enc = None
         elif shadow:
             self._shadow_memo.pop(i % self.num_players, None)
         else:
@@ -567,14 +569,18 @@ class CabulaState(State):
         if pf:  # three players or more: the public row about p, the same rule
             t_pub = self._public_table()
             rows = t_pub[0][p] is not None or t_pub[1][p] is not None or t_pub[2][p] is not None
-            if rows or pf[p]:
+            f = pf[p]
+            if rows or f:
                 if size < 0:
                     size = sum(self.hands[p])
                 if rows and KN.leave_changes_rows(t_pub, p, c, size, k):
-                    self._public_memo.clear()
+                    self._public_dirty.add(p)
                 for j in range(k):
                     if KN.seen_leave(t_pub, p, c, size - j):
                         self.public_cap[c] -= 1  # everyone knows it came from the rebuilt deck
+                        self._public_cap_enc = None
+                if pf[p] != f:
+                    self._public_dirty.add(p)  # its fresh count (in the same encoded row)
 
     def _public_table(self) -> KN.Table:
         """The public rows (knowledge.py's table format, row ``p`` = hand ``p``)."""
@@ -613,8 +619,9 @@ class CabulaState(State):
             KN.plain_gain(t, victim * n + taker, c)
         if self.public_fresh:  # to everyone else a card left the victim's hand unseen
             t_pub = self._public_table()
-            if t_pub[0][victim] is not None or t_pub[1][victim] is not None or t_pub[2][victim] is not None:
-                self._public_memo.clear()
+            if (t_pub[0][victim] is not None or t_pub[1][victim] is not None or t_pub[2][victim] is not None
+                    or t_pub[3][victim]):
+                self._public_dirty.add(victim)
             KN.unseen_leave(t_pub, victim, size)
         self.hands[victim][c] -= 1
         self.hands[taker][c] += 1
@@ -636,8 +643,12 @@ class CabulaState(State):
             n = self.num_players
             KN.unseen_draw(self.fresh, n, p)
             KN.unseen_draw(self.shadow_fresh, n, p)  # p knows every other seat counts it fresh
-            if self.public_fresh:
-                self.public_fresh[p] += 1
+            pf = self.public_fresh
+            if pf:
+                f = pf[p] = pf[p] + 1
+                enc = self._public_enc
+                if enc is not None:  # its entry in the encoded rows (encoding.py), set in place
+                    enc[p, -1] = f * 0.2
             self.rebuilt_drawn[p][c] += 1
             if self._rebuilt_totals is not None:
                 self._rebuilt_totals[p] += 1
@@ -650,6 +661,7 @@ class CabulaState(State):
                     caps[v][c] -= 1
             if caps is not None and self.public_cap:
                 self.public_cap[c] -= 1
+                self._public_cap_enc = None
         elif self._floors_hold_hand_cards():
             for v in range(self.num_players):
                 f = floors[v]
@@ -700,6 +712,7 @@ class CabulaState(State):
         self.shadow_spent = [None] * (n * n)
         if self.public_fresh:
             self.public_cap = self.discard[:]
+            self._public_cap_enc = None
         self.rebuilt_drawn = [[0] * NUM_TYPES for _ in range(n)]
         self._rebuilt_totals = [0] * n
         self.deck_cap_known = True
@@ -946,7 +959,7 @@ class CabulaState(State):
                     KN.plain_gain(t, w * n + v, card, k)  # returned in plain view
         if self.public_fresh:
             KN.plain_gain(self._public_table(), v, card, k)
-            self._public_memo.clear()
+            self._public_dirty.add(v)
 
     def _star_chosen(self, f: dict, s: int) -> None:
         v, a, why = f["v"], f["a"], f["why"]

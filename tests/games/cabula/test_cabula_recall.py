@@ -71,8 +71,9 @@ def test_what_everyone_knows_of_a_third_hand_is_observed():
     assert played.public_known[2] == star and kept.public_known[2] is None
     a = played.game.layout.split(played.observation(0))
     b = kept.game.layout.split(kept.observation(0))
-    assert [name for name in a if not np.array_equal(a[name], b[name])] == ["public_known"]
-    assert a["public_known"][2][0] == np.float32(0.2)  # row 2: two seats clockwise
+    assert [name for name in a if not np.array_equal(a[name], b[name])] == ["public_hands"]
+    assert a["public_hands"][2][0] == np.float32(0.2)  # row 2: two seats clockwise; column 0: a star
+    assert not a["public_hands"][2][1:].any() and not b["public_hands"].any()
 
 
 def test_the_probe_finds_no_merge_of_it_and_would_without_the_public_rows(monkeypatch):
