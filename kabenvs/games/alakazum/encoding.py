@@ -85,6 +85,17 @@ def build_layout(game: AlakazumGame) -> ObservationLayout:
     lay.add("mine_capped", (n - 1, len(CULTURES) + 1),
             "since my last Alakazum showed them and no card came in out of its sight: it accounts "
             "for every culture object of that culture (5) / every amulet (1) I hold")
+    if n >= 3:
+        # what EVERY player knows of each hand from the events all see (the public rows): the part
+        # of another player's knowledge of a third hand I can follow (docs/games/alakazum.md)
+        lay.add("public_known", (n, nht), "per hand (seat-relative, row 0 = mine): cards of each type "
+                "every player knows it holds, from the events all players saw / 3")
+        lay.add("public_groups", (n, MAX_GROUPS, nht + 2), "per hand: the groups every player can form "
+                "from those events (as hand_groups)")
+        lay.add("public_joint", (n, nht + 1), "per hand: their joint count (as hand_joint)")
+        lay.add("public_capped", (n, len(CULTURES) + 1), "per hand: since its last Alakazum, every "
+                "culture object of that culture (5) / every amulet (1) it holds is accounted for "
+                "publicly (as hand_capped)")
     lay.add("team", (n, nch, 3), "one-hot level A/B/C of each character in each team (seat-relative)")
     lay.add("broom", (n, nch), "1 where the character in that team has a broom")
     lay.add("culture_points", (n, 5), "culture points of each team's characters per culture / 10")
@@ -346,6 +357,21 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
         if gr or jt or cap:
             _knowledge(mv, ht, nht, (), gr, jt, cap, mk0 + i * nht, mg0 + i * MAX_GROUPS * gw,
                        mj0 + i * (nht + 1), mc0 + i * ncap)
+    pk = state.public_known
+    if pk:  # three players or more: what everyone knows of each hand, my hand at row 0
+        pk0, pg0, pj0, pc0 = at.public_known, at.public_groups, at.public_joint, at.public_capped
+        pgr, pjt, pcap = state.public_groups, state.public_joint, state.public_capped
+        for r in range(n):
+            q = (player + r) % n
+            kn = pk[q]
+            if kn:
+                row = pk0 + r * nht
+                for c in kn:
+                    mv[row + ht[c]] += 1 / 3
+            gr, jt, cap = pgr[q], pjt[q], pcap[q]
+            if gr or jt or cap:
+                _knowledge(mv, ht, nht, (), gr, jt, cap, pk0 + r * nht, pg0 + r * MAX_GROUPS * gw,
+                           pj0 + r * (nht + 1), pc0 + r * ncap)
     # the team, broom, culture_points, energy, graveyard and display blocks lie one after the
     # other: this viewer's rows of all six in one copy (_team_group)
     group = state._team_memo.get(player)
@@ -646,6 +672,27 @@ def _overlap(have: dict[int, int], want: dict[int, int]) -> int:
     return sum(min(have.get(k, 0), m) for k, m in want.items())
 
 
+def _row_problems(cs, h: list[int], p: int, kn, groups, jt, capped, at: str, who: str, own: bool,
+                  problems: list[str], prefix: str = "") -> None:
+    """One row of knowledge about ``p``'s hand ``h`` (``who``'s: a player's, or everyone's) makes
+    only true claims: its certain cards are held, at least r of each group and J of the joint
+    count are there, and a cap accounts for every card of its category (``own``: a row about the
+    viewer's own hand, which must be empty)."""
+    if kn and (own or len(set(kn)) != len(kn) or not set(h).issuperset(kn)):
+        problems.append(f"{prefix}known{at}: {who} 'knows' cards {kn} that player {p} does not hold")
+    rest = _counts([c for c in h if c not in kn], cs.htype)
+    for j, (cards, r, _) in enumerate(groups):
+        if own or _overlap(rest, _counts(cards, cs.htype)) < r:
+            problems.append(f"{prefix}groups{at}[{j}]: player {p} holds fewer than {r} of the cards {cards}")
+    if jt and (own or _overlap(rest, _counts(jt[0], cs.htype)) < jt[1]):
+        problems.append(f"{prefix}joint{at}: player {p} holds fewer than {jt[1]} of the cards {jt[0]}")
+    counted = kn + (jt[0] if jt else [c for g in groups for c in g[0]])
+    for u in capped:
+        if own or _category_count(cs, h, u) > _category_count(cs, counted, u):
+            problems.append(f"{prefix}capped{at}: player {p} holds more cards of category {u} than "
+                            f"{who} accounts for")
+
+
 def invariants(state: AlakazumState) -> list[str]:
     """The rules' conditions between fields (after check_fields' types and ranges)."""
     from kabenvs.games.alakazum.validate import check_zones, santa_chain_problems
@@ -656,24 +703,12 @@ def invariants(state: AlakazumState) -> list[str]:
         bad = [c for c in h if not cs.is_hand[c]]
         if bad:
             problems.append(f"hands[{p}]: {cs.cards[bad[0]].name} is not a hand card")
-        held = set(h)
         for o in range(state.num_players):
-            kn = state.known[o][p]
-            if kn and (o == p or len(set(kn)) != len(kn) or not held.issuperset(kn)):
-                problems.append(f"known[{o}][{p}]: player {o} 'knows' cards {kn} that player {p} does not hold")
-            rest = _counts([c for c in h if c not in kn], cs.htype)
-            for j, (cards, r, _) in enumerate(state.groups[o][p]):
-                if o == p or _overlap(rest, _counts(cards, cs.htype)) < r:
-                    problems.append(f"groups[{o}][{p}][{j}]: player {p} holds fewer than {r} "
-                                    f"of the cards {cards}")
-            jt = state.joint[o][p]
-            if jt and (o == p or _overlap(rest, _counts(jt[0], cs.htype)) < jt[1]):
-                problems.append(f"joint[{o}][{p}]: player {p} holds fewer than {jt[1]} of the cards {jt[0]}")
-            counted = kn + (jt[0] if jt else [c for g in state.groups[o][p] for c in g[0]])
-            for u in state.capped[o][p]:
-                if o == p or _category_count(cs, h, u) > _category_count(cs, counted, u):
-                    problems.append(f"capped[{o}][{p}]: player {p} holds more cards of category {u} "
-                                    f"than player {o} accounts for")
+            _row_problems(cs, h, p, state.known[o][p], state.groups[o][p], state.joint[o][p],
+                          state.capped[o][p], f"[{o}][{p}]", f"player {o}", o == p, problems)
+        if state.public_known:  # what everyone knows of the hand holds too
+            _row_problems(cs, h, p, state.public_known[p], state.public_groups[p], state.public_joint[p],
+                          state.public_capped[p], f"[{p}]", "everyone", False, problems, "public_")
     if not state.fm and not state.fm_order and state.fm_keep < 0:
         for o, (w, sure, some, r) in enumerate(state.forest_sets):
             top = _counts(state.forest[len(state.forest) - w:], cs.cls) if w <= len(state.forest) else {}

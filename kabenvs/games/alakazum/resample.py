@@ -128,6 +128,9 @@ def _relabel(fields: dict, sigma: dict[int, int]) -> dict:
     out["groups"] = [[[[[m(c, c) for c in g[0]], g[1], g[2]] for g in gr] for gr in row]
                      for row in fields["groups"]]
     out["joint"] = [[[[m(c, c) for c in j[0]], j[1]] if j else [] for j in row] for row in fields["joint"]]
+    out["public_known"] = [[m(c, c) for c in kn] for kn in fields["public_known"]]
+    out["public_groups"] = [[[[m(c, c) for c in g[0]], g[1], g[2]] for g in gr] for gr in fields["public_groups"]]
+    out["public_joint"] = [[[m(c, c) for c in j[0]], j[1]] if j else [] for j in fields["public_joint"]]
     out["forest_sets"] = [[f[0], [m(c, c) for c in f[1]], [m(c, c) for c in f[2]], f[3]]
                           for f in fields["forest_sets"]]
     for key in _CARD_LISTS:

@@ -272,6 +272,9 @@ class AlakazumGame(Game):
 
 
 class AlakazumState(State):
+    # The public rows came after the first saves: older saves rebuild them (State.added_fields).
+    added_fields = {name: (lambda game, fields, k=k: _public_fields(game.num_players)[k]) for k, name in
+                    enumerate(("public_known", "public_groups", "public_joint", "public_capped"))}
     game: AlakazumGame
 
     # ------------------------------------------------------------------ setup
@@ -303,6 +306,13 @@ class AlakazumState(State):
         # (0-4) and every amulet (5) h holds is one o accounts for (known or in a group); a card
         # going into h unseen by o ends it
         s.capped = [[[] for _ in range(n)] for _ in range(n)]
+        # public_known[h], public_groups[h], public_joint[h], public_capped[h]: what every player
+        # knows of h's hand from the events all players see (cards going in or out in view of all,
+        # cards shown, an Alakazum; a gift seen by two players is unseen to the others), by the
+        # same rules as a seat that saw nothing else. It is the part of what a player j knows of a
+        # third hand k that I can follow, so it is kept, and observed, only with three players or
+        # more (empty lists with two; docs/games/alakazum.md, "What everyone knows of each hand").
+        (s.public_known, s.public_groups, s.public_joint, s.public_capped) = _public_fields(n)
         s.forest_known = [0] * n  # top cards of the forest deck each player knows (Forest Magic)
         # forest_sets[o] = [w, sure, some, r]: the top w cards of the deck hold the cards ``sure`` and
         # at least r of ``some`` (o's known top after another caster's Forest Magic; rules note 18)
@@ -475,14 +485,10 @@ class AlakazumState(State):
         (exact: every hand that showed x still holds r-1 of M-x next to it)."""
         ht = self.game.cs.htype
         for o in range(self.num_players):
-            if o == p:
-                continue
-            kn = self.known[o][p]
-            for card in cards:
-                t = ht[card]
-                if sum(1 for c in cards if ht[c] == t) > sum(1 for c in kn if ht[c] == t) and card not in kn:
-                    kn.append(card)
-                    _groups_lose_type(self.groups[o][p], t, ht, self.joint[o][p])
+            if o != p:
+                _sees_shown(self.known[o][p], self.groups[o][p], self.joint[o][p], cards, ht)
+        if self.public_known:
+            _sees_shown(self.public_known[p], self.public_groups[p], self.public_joint[p], cards, ht)
 
     def _hand_add(self, p: int, card: int, informed: tuple[int, ...] | None) -> None:
         """``informed`` None: everybody saw the card go in; else only those seats."""
@@ -492,6 +498,8 @@ class AlakazumState(State):
                 self.known[o][p].append(card)
         if informed is not None:
             self._uncap(p, card)
+        elif self.public_known:
+            self.public_known[p].append(card)
 
     def _uncap(self, p: int, card: int) -> None:
         """``card`` went into ``p``'s hand: those who did not see it can no longer rule out that
@@ -499,6 +507,8 @@ class AlakazumState(State):
         for o in range(self.num_players):
             if o != p and card not in self.known[o][p]:
                 self.capped[o][p] = []
+        if self.public_capped:  # the public never sees a card go in unseen
+            self.public_capped[p] = []
 
     def _hand_remove(self, p: int, card: int, informed: tuple[int, ...] | None) -> None:
         """A seat that sees the card go forgets one known card of its type (or, with none known,
@@ -506,24 +516,14 @@ class AlakazumState(State):
         as groups (rules note 15)."""
         self.hands[p].remove(card)
         ht = self.game.cs.htype
-        t = ht[card]
+        size = len(self.hands[p]) + 1
         for o in range(self.num_players):
-            if o == p:
-                continue
-            kn = self.known[o][p]
-            if informed is None or o in informed:
-                if card in kn:
-                    kn.remove(card)
-                else:
-                    for i, c in enumerate(kn):
-                        if ht[c] == t:
-                            del kn[i]
-                            break
-                    else:
-                        _groups_lose_type(self.groups[o][p], t, ht, self.joint[o][p])
-            else:
-                _groups_lose_unseen(self.groups[o][p], kn, len(self.hands[p]) + 1, self.joint[o][p])
-                kn.clear()
+            if o != p:
+                _row_loses(self.known[o][p], self.groups[o][p], self.joint[o][p], card, ht, size,
+                           informed is None or o in informed)
+        if self.public_known:
+            _row_loses(self.public_known[p], self.public_groups[p], self.public_joint[p], card, ht, size,
+                       informed is None)
 
     def _draw_forest(self, p: int) -> int:
         card = self.forest.pop()
@@ -1301,6 +1301,8 @@ class AlakazumState(State):
         for o in range(self.num_players):
             if o != p:  # the Alakazum showed every amulet and every object of its culture
                 self.capped[o][p] = sorted({*self.capped[o][p], cul, len(CULTURES)})
+        if self.public_capped:
+            self.public_capped[p] = sorted({*self.public_capped[p], cul, len(CULTURES)})
         self._announce(p, {"a": "alakazum", "cul": cul, "pts": self._culture_points(p, cul)})
 
     def _on_final(self, p, pend, kind, move) -> None:
@@ -1430,6 +1432,10 @@ class AlakazumState(State):
         nd["groups"] = [[[[g[0][:], g[1], g[2]] for g in gr] for gr in row] for row in self.groups]
         nd["joint"] = [[[j[0][:], j[1]] if j else [] for j in row] for row in self.joint]
         nd["forest_sets"] = [[f[0], f[1][:], f[2][:], f[3]] for f in self.forest_sets]
+        nd["public_known"] = [k[:] for k in self.public_known]
+        nd["public_capped"] = [c[:] for c in self.public_capped]
+        nd["public_groups"] = [[[g[0][:], g[1], g[2]] for g in gr] for gr in self.public_groups]
+        nd["public_joint"] = [[j[0][:], j[1]] if j else [] for j in self.public_joint]
         new._reset_caches()
         return new
 
@@ -1439,6 +1445,44 @@ _SCALARS = ("current_player", "truncated", "turn", "turn_player", "stage", "expl
 _FLAT_LISTS = ("history", "winners_list", "forest_known", "level", "broom", "graveyard", "boxed",
                "fm", "fm_order", "fm_knew", "staged", "finals", "revealed", "market", "display", "forest",
                "exchanges")
+
+
+def _public_fields(n: int) -> tuple[list, list, list, list]:
+    """The public rows where nothing has happened yet: known, groups, joint, capped, one entry per
+    hand; empty lists with two players (no third hand, so they are not kept)."""
+    if n < 3:
+        return [], [], [], []
+    return [[] for _ in range(n)], [[] for _ in range(n)], [[] for _ in range(n)], [[] for _ in range(n)]
+
+
+def _sees_shown(kn: list, groups: list, joint: list, cards: list[int], ht) -> None:
+    """One viewer's row on a hand that showed ``cards`` (``_reveal``): each type becomes certain up
+    to the number shown, and a group that may have counted on a newly certain card loses it."""
+    for card in cards:
+        t = ht[card]
+        if sum(1 for c in cards if ht[c] == t) > sum(1 for c in kn if ht[c] == t) and card not in kn:
+            kn.append(card)
+            _groups_lose_type(groups, t, ht, joint)
+
+
+def _row_loses(kn: list, groups: list, joint: list, card: int, ht, size: int, seen: bool) -> None:
+    """One viewer's row on a hand of ``size`` cards that lost ``card`` (``_hand_remove``): seen, it
+    forgets one known card of that type (or, with none known, one card of each group holding the
+    type); unseen, what it knew becomes groups (rules note 15)."""
+    if seen:
+        if card in kn:
+            kn.remove(card)
+        else:
+            t = ht[card]
+            for i, c in enumerate(kn):
+                if ht[c] == t:
+                    del kn[i]
+                    break
+            else:
+                _groups_lose_type(groups, t, ht, joint)
+    else:
+        _groups_lose_unseen(groups, kn, size, joint)
+        kn.clear()
 
 
 def _joint_base(groups: list, joint: list, olds: list[int] | None = None) -> list:

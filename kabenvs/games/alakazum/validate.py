@@ -114,6 +114,12 @@ def check_fields(state: "AlakazumState") -> list[str]:
     ok &= ch.list_of("capped", s.capped, lambda k, v: ch.list_of(k, v, lambda k2, v2: ch.list_of(
         k2, v2, lambda k3, v3: ch.int_in(k3, v3, 0, len(CULTURES))), n), n)
     ok &= ch.list_of("forest_sets", s.forest_sets, lambda k, v: _forest_set(ch, k, v), n)
+    rows = n if n >= 3 else 0  # the public rows: kept with three players or more
+    ok &= ch.list_of("public_known", s.public_known, lambda k, v: ch.cards(k, v), rows)
+    ok &= ch.list_of("public_groups", s.public_groups, lambda k, v: _groups(ch, k, v), rows)
+    ok &= ch.list_of("public_joint", s.public_joint, lambda k, v: _joint(ch, k, v), rows)
+    ok &= ch.list_of("public_capped", s.public_capped, lambda k, v: ch.list_of(
+        k, v, lambda k2, v2: ch.int_in(k2, v2, 0, len(CULTURES))), rows)
     ok &= ch.list_of("plays", s.plays, lambda k, v: _check_play(ch, k, v, True))
     if isinstance(s.plays, list) and len(s.plays) > MAX_PLAYS:
         ch.fail(f"plays: {len(s.plays)} plays, at most {MAX_PLAYS} in one turn")
