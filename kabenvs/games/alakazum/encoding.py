@@ -88,14 +88,10 @@ def build_layout(game: AlakazumGame) -> ObservationLayout:
     if n >= 3:
         # what EVERY player knows of each hand from the events all see (the public rows): the part
         # of another player's knowledge of a third hand I can follow (docs/games/alakazum.md)
-        lay.add("public_known", (n, nht), "per hand (seat-relative, row 0 = mine): cards of each type "
-                "every player knows it holds, from the events all players saw / 3")
-        lay.add("public_groups", (n, MAX_GROUPS, nht + 2), "per hand: the groups every player can form "
-                "from those events (as hand_groups)")
-        lay.add("public_joint", (n, nht + 1), "per hand: their joint count (as hand_joint)")
-        lay.add("public_capped", (n, len(CULTURES) + 1), "per hand: since its last Alakazum, every "
-                "culture object of that culture (5) / every amulet (1) it holds is accounted for "
-                "publicly (as hand_capped)")
+        lay.add("public_hands", (n, public_width(nht)), "per hand (seat-relative, row 0 = mine), what "
+                "every player knows of it from the events all players saw: cards of each type it surely "
+                "holds (/3), its groups (as hand_groups), their joint count (as hand_joint), what its "
+                "last Alakazum accounted for (as hand_capped)")
     lay.add("team", (n, nch, 3), "one-hot level A/B/C of each character in each team (seat-relative)")
     lay.add("broom", (n, nch), "1 where the character in that team has a broom")
     lay.add("culture_points", (n, 5), "culture points of each team's characters per culture / 10")
@@ -180,6 +176,45 @@ def _knowledge(mv: memoryview, ht, nht: int, known: list, groups: list, joint: l
         mv[joint0 + nht] = joint[1] / 5
     for u in capped:
         mv[capped0 + u] = 1
+
+
+def public_width(nht: int) -> int:
+    """Floats per hand in the ``public_hands`` block: certain cards, the groups, the joint count,
+    the Alakazum cap (the same parts as a seat's rows on a hand, side by side)."""
+    return nht + MAX_GROUPS * (nht + 2) + nht + 1 + len(CULTURES) + 1
+
+
+def _encode_public(state: AlakazumState, player: int, buf: np.ndarray, lo: int, ht, nht: int) -> None:
+    """What everyone knows of each hand, my hand at row 0. Every seat reads the same rows, only
+    rotated: they are encoded once per state in absolute order (``state._public_enc``; the rules
+    put a hand in ``state._public_dirty`` whenever its public row changes, and only those rows
+    are encoded again), and each observation copies them in two slices."""
+    enc = state._public_enc
+    n = state.num_players
+    width = public_width(nht)
+    if enc is None:
+        enc = state._public_enc = np.zeros((n, width), dtype=np.float32)
+        state._public_flat = enc.reshape(-1)
+        state._public_dirty = set(range(n))
+    dirty = state._public_dirty
+    if dirty:
+        groups0 = nht
+        joint0 = groups0 + MAX_GROUPS * (nht + 2)
+        capped0 = joint0 + nht + 1
+        for q in dirty:
+            row = enc[q]
+            row[:] = 0.0
+            _knowledge(memoryview(row), ht, nht, state.public_known[q], state.public_groups[q],
+                       state.public_joint[q], state.public_capped[q], 0, groups0, joint0, capped0)
+        dirty.clear()
+    flat = state._public_flat
+    cut = player * width  # my row first, then the next to my left
+    hi = lo + n * width
+    if cut:
+        buf[lo:hi - cut] = flat[cut:]
+        buf[hi - cut:hi] = flat[:cut]
+    else:
+        buf[lo:hi] = flat
 
 
 def _team_blocks(state: AlakazumState) -> tuple:
@@ -357,21 +392,8 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
         if gr or jt or cap:
             _knowledge(mv, ht, nht, (), gr, jt, cap, mk0 + i * nht, mg0 + i * MAX_GROUPS * gw,
                        mj0 + i * (nht + 1), mc0 + i * ncap)
-    pk = state.public_known
-    if pk:  # three players or more: what everyone knows of each hand, my hand at row 0
-        pk0, pg0, pj0, pc0 = at.public_known, at.public_groups, at.public_joint, at.public_capped
-        pgr, pjt, pcap = state.public_groups, state.public_joint, state.public_capped
-        for r in range(n):
-            q = (player + r) % n
-            kn = pk[q]
-            if kn:
-                row = pk0 + r * nht
-                for c in kn:
-                    mv[row + ht[c]] += 1 / 3
-            gr, jt, cap = pgr[q], pjt[q], pcap[q]
-            if gr or jt or cap:
-                _knowledge(mv, ht, nht, (), gr, jt, cap, pk0 + r * nht, pg0 + r * MAX_GROUPS * gw,
-                           pj0 + r * (nht + 1), pc0 + r * ncap)
+    if state.public_known:  # three players or more: what everyone knows of each hand
+        _encode_public(state, player, buf, at.public_hands, ht, nht)
     # the team, broom, culture_points, energy, graveyard and display blocks lie one after the
     # other: this viewer's rows of all six in one copy (_team_group)
     group = state._team_memo.get(player)

@@ -374,6 +374,11 @@ class AlakazumState(State):
         self._finals_memo: dict = {}
         # encoding.py: the market pile's observation rows, keyed by the pile (no hook needed)
         self._market_memo: tuple | None = None
+        # encoding.py: every hand's public row encoded once for all seats (None: built on first
+        # use), and the hands whose public rows changed since (every rules write to them adds it)
+        self._public_enc: np.ndarray | None = None
+        self._public_flat: np.ndarray | None = None
+        self._public_dirty: set = set()
 
     # ------------------------------------------------------------------ small helpers
     def _roll(self) -> int:
@@ -489,6 +494,7 @@ class AlakazumState(State):
                 _sees_shown(self.known[o][p], self.groups[o][p], self.joint[o][p], cards, ht)
         if self.public_known:
             _sees_shown(self.public_known[p], self.public_groups[p], self.public_joint[p], cards, ht)
+            self._public_dirty.add(p)
 
     def _hand_add(self, p: int, card: int, informed: tuple[int, ...] | None) -> None:
         """``informed`` None: everybody saw the card go in; else only those seats."""
@@ -500,6 +506,7 @@ class AlakazumState(State):
             self._uncap(p, card)
         elif self.public_known:
             self.public_known[p].append(card)
+            self._public_dirty.add(p)
 
     def _uncap(self, p: int, card: int) -> None:
         """``card`` went into ``p``'s hand: those who did not see it can no longer rule out that
@@ -507,8 +514,9 @@ class AlakazumState(State):
         for o in range(self.num_players):
             if o != p and card not in self.known[o][p]:
                 self.capped[o][p] = []
-        if self.public_capped:  # the public never sees a card go in unseen
+        if self.public_capped and self.public_capped[p]:  # the public never sees a card go in unseen
             self.public_capped[p] = []
+            self._public_dirty.add(p)
 
     def _hand_remove(self, p: int, card: int, informed: tuple[int, ...] | None) -> None:
         """A seat that sees the card go forgets one known card of its type (or, with none known,
@@ -521,9 +529,10 @@ class AlakazumState(State):
             if o != p:
                 _row_loses(self.known[o][p], self.groups[o][p], self.joint[o][p], card, ht, size,
                            informed is None or o in informed)
-        if self.public_known:
-            _row_loses(self.public_known[p], self.public_groups[p], self.public_joint[p], card, ht, size,
-                       informed is None)
+        pk = self.public_known
+        if pk and (pk[p] or self.public_groups[p] or self.public_joint[p]):  # (an empty row stays empty)
+            _row_loses(pk[p], self.public_groups[p], self.public_joint[p], card, ht, size, informed is None)
+            self._public_dirty.add(p)
 
     def _draw_forest(self, p: int) -> int:
         card = self.forest.pop()
@@ -1303,6 +1312,7 @@ class AlakazumState(State):
                 self.capped[o][p] = sorted({*self.capped[o][p], cul, len(CULTURES)})
         if self.public_capped:
             self.public_capped[p] = sorted({*self.public_capped[p], cul, len(CULTURES)})
+            self._public_dirty.add(p)
         self._announce(p, {"a": "alakazum", "cul": cul, "pts": self._culture_points(p, cul)})
 
     def _on_final(self, p, pend, kind, move) -> None:

@@ -71,8 +71,8 @@ def test_a_gift_seat_2_does_not_see_keeps_what_it_knew_as_a_group():
     # everyone knew (seat 2 saw nothing the others did not: its groups are the public ones)
     for s in (a, b):
         assert s.public_groups[0] == s.groups[2][0] and s.public_known[0] == s.known[2][0]
-    np.testing.assert_array_equal(without(a, 2, "hand_groups", "public_groups"),
-                                  without(b, 2, "hand_groups", "public_groups"))
+    np.testing.assert_array_equal(without(a, 2, "hand_groups", "public_hands"),
+                                  without(b, 2, "hand_groups", "public_hands"))
     assert not np.array_equal(a.observation(2), b.observation(2))
     ga, gb = block(a, 2, "hand_groups"), block(b, 2, "hand_groups")
     hat, broom = htype(t, "Magic hat 2"), htype(t, "Broom")
@@ -333,8 +333,8 @@ def test_the_joint_count_of_two_groups_tells_apart_what_the_groups_alone_do_not(
     assert b.joint[2][0] == []
     for s in (a, b):  # seat 2 saw only what everyone saw: its rows are the public ones
         assert s.public_joint[0] == s.joint[2][0] and s.public_groups[0] == s.groups[2][0]
-    np.testing.assert_array_equal(without(a, 2, "hand_joint", "public_joint"),
-                                  without(b, 2, "hand_joint", "public_joint"))
+    np.testing.assert_array_equal(without(a, 2, "hand_joint", "public_hands"),
+                                  without(b, 2, "hand_joint", "public_hands"))
     assert not np.array_equal(a.observation(2), b.observation(2))
     # seat 2's resampled worlds hold what the joint count says (the invariants check it)
     for k in range(6):
@@ -425,7 +425,7 @@ def test_what_everyone_knows_of_a_third_hand_is_observed():
     assert names(t, a.known[2][0]) == ["Broom"] and names(t, b.known[2][0]) == ["Magic hat 2"]
     assert a.public_known[0] == a.known[2][0] and b.public_known[0] == b.known[2][0]
     pa, pb = (s.game.layout.split(s.observation(1)) for s in (a, b))
-    assert [k for k in pa if not np.array_equal(pa[k], pb[k])] == ["public_known", "public_groups"]
+    assert [k for k in pa if not np.array_equal(pa[k], pb[k])] == ["public_hands"]
     from kabenvs.games.alakazum import encoding
 
     real = encoding.encode
@@ -446,4 +446,4 @@ def test_two_players_keep_no_public_rows():
     t = Table(2)
     s = t.arrange(teams={0: [("Moura", 0)], 1: [("Olentzero", 0)]})
     assert s.public_known == s.public_groups == s.public_joint == s.public_capped == []
-    assert "public_known" not in s.game.layout.blocks()
+    assert "public_hands" not in s.game.layout.blocks()

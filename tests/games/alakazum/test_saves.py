@@ -98,3 +98,31 @@ def test_every_field_is_checked_in_random_positions():
         s = mid_game(n, steps=80, seed=n)
         assert s.check_fields() == [] and s.invariants() == []
         assert State.from_json(s.to_json()).to_json() == s.to_json()
+
+
+PUBLIC = ("public_known", "public_groups", "public_joint", "public_capped")
+
+
+def test_a_save_from_before_the_public_rows_rebuilds_them_from_its_history():
+    s = mid_game(n=4, steps=300, seed=9)
+    assert any(s.public_known) and any(s.public_groups)  # something to rebuild
+    data = s.to_dict()
+    for key in PUBLIC:  # as saved by the version before them
+        del data["state"][key]
+        del data["state"]["start"]["state"][key]
+    loaded = State.from_json(data)
+    for key in PUBLIC:
+        assert getattr(loaded, key) == getattr(s, key), key
+    assert (loaded.observation(2) == s.observation(2)).all()
+    del data["state"]["start"]  # nothing to replay: what everyone knows starts empty
+    bare = State.from_json(data)
+    assert bare.public_known == [[]] * 4 and bare.public_capped == [[]] * 4
+
+
+def test_public_rows_are_checked():
+    data = mid_game().to_dict()
+    data["state"]["public_known"] = data["state"]["public_known"][:2]
+    with pytest.raises(ConfigError, match="public_known: 2 entries, must be 3"):
+        State.from_json(data)
+    two = mid_game(n=2).to_dict()
+    assert all(two["state"][key] == [] for key in PUBLIC)
