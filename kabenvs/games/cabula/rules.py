@@ -1102,9 +1102,11 @@ class CabulaState(State):
 
     def recall_gap(self, other: "CabulaState", seat: int) -> str | None:
         """The one summary of this kind the docs name (item 5): with three or more players, what
-        another player ``j`` knows of a third hand ``k`` is not in my observation (issue #13). It
-        explains a merge only when the two states are the same game in every field but rows of
-        that kind: ``j``'s rows about ``k``, ``k``'s shadows of them, ``j``'s deck knowledge."""
+        another player ``j`` knows of a third hand ``k`` beyond what everyone knows of it (the
+        public rows, which I observe) is not in my observation: it rests on events between ``j``
+        and ``k`` I see only in part (issue #13). It explains a merge only when the two states are
+        the same game in every field, the public rows included, but rows of that kind: ``j``'s
+        rows about ``k``, ``k``'s shadows of them, ``j``'s deck knowledge."""
         n = self.num_players
         if n < 3:
             return None
