@@ -58,3 +58,18 @@ class ObservationLayout:
             span = f"{s.start}" if s.stop - s.start == 1 else f"{s.start}-{s.stop - 1}"
             rows.append(f"| {span} | `{name}` | {shape} | {describe} |")
         return "\n".join(rows)
+
+
+
+def copy_rotated(buf: np.ndarray, lo: int, rows: np.ndarray, width: int, seat: int) -> None:
+    """Write ``rows`` (one row of ``width`` floats per seat in absolute order, flattened) into
+    ``buf`` from ``lo`` on, seat-relative: ``seat``'s row first, then the next seats in order, in
+    two slice copies. For blocks every seat reads alike but rotated (what everyone knows of each
+    hand): a game encodes them once per state instead of once per observation."""
+    hi = lo + len(rows)
+    cut = seat * width
+    if cut:
+        buf[lo:hi - cut] = rows[cut:]
+        buf[hi - cut:hi] = rows[:cut]
+    else:
+        buf[lo:hi] = rows

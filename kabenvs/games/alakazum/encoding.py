@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kabenvs.core.observation import ObservationLayout
+from kabenvs.core.observation import ObservationLayout, copy_rotated
 from kabenvs.games.alakazum.cards import CULTURES, MULTI, SPELLS, TRAP_EFFECTS
 
 # A module-level import (rules.py imports this module only inside functions, so there is no
@@ -207,14 +207,7 @@ def _encode_public(state: AlakazumState, player: int, buf: np.ndarray, lo: int, 
             _knowledge(memoryview(row), ht, nht, state.public_known[q], state.public_groups[q],
                        state.public_joint[q], state.public_capped[q], 0, groups0, joint0, capped0)
         dirty.clear()
-    flat = state._public_flat
-    cut = player * width  # my row first, then the next to my left
-    hi = lo + n * width
-    if cut:
-        buf[lo:hi - cut] = flat[cut:]
-        buf[hi - cut:hi] = flat[:cut]
-    else:
-        buf[lo:hi] = flat
+    copy_rotated(buf, lo, state._public_flat, width, player)  # my row first, then to my left
 
 
 def _team_blocks(state: AlakazumState) -> tuple:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kabenvs.core.observation import copy_rotated
 from kabenvs.games.cabula.cards import ATTACK_KINDS, NUM_TYPES
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ def _encode_public(state: CabulaState, me: int, buf: np.ndarray) -> None:
     enc = state._public_enc
     if enc is None:
         n = state.num_players
-        enc = state._public_enc = np.zeros((n, 3 * NUM_TYPES + 4), dtype=np.float32)
+        enc = state._public_enc = np.zeros((n, g.public_width), dtype=np.float32)
         state._public_flat = enc.reshape(-1)
         state._public_dirty = set(range(n))
     dirty = state._public_dirty
@@ -140,15 +141,7 @@ def _encode_public(state: CabulaState, me: int, buf: np.ndarray) -> None:
         for p in dirty:
             _public_row(enc[p], kn[p], gr[p], gr2[p], fr[p])
         dirty.clear()
-    flat = state._public_flat
-    lo, hi = g.public_span
-    cut = me * g.public_width  # my row first, then the next clockwise
-    if cut:
-        mid = hi - cut
-        buf[lo:mid] = flat[cut:]
-        buf[mid:hi] = flat[:cut]
-    else:
-        buf[lo:hi] = flat
+    copy_rotated(buf, g.public_lo, state._public_flat, g.public_width, me)  # my row first
     if state.deck_cap_known:
         cap = state._public_cap_enc
         if cap is None:

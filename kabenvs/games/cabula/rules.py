@@ -196,8 +196,7 @@ class CabulaGame(Game):
         # ... and the public rows (encoding.py copies them rotated: one row per hand, this wide)
         if n >= 3:
             self.public_width = 3 * NUM_TYPES + 4
-            lo = self.obs_offsets["public_hands"]
-            self.public_span = (lo, lo + n * self.public_width)
+            self.public_lo = self.obs_offsets["public_hands"]
 
     def play_moves(self) -> list[tuple[int, int]]:
         moves = [(STAR, 1), (DOUBLE, 1)]
