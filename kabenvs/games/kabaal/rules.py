@@ -51,7 +51,8 @@ Rulebook points this engine had to interpret (each is in docs/games/kabaal.md an
 10. ``lowest_wins`` (option): the lowest eligible card wins; "666" still always wins; the order
     is 1 < 2 < ... < 5 < 5+ < 6 < 6+ < 7 < 7+ < 8, so "5+" beats a 5 but loses to a 6.
 11. The amulet starts with a random seat; rewards: winners +1, others -1, all 0 when everyone
-    shares the victory or the game is truncated.
+    shares the victory or the game is truncated. ``reward="score"`` (config) instead gives each
+    seat (its rituals - the most rituals of any other seat) / 3 at the end (0 on truncation).
 12. Forced moves are taken by the engine, so that a card was forced is public: the observation
     records it and ``resample_hidden`` keeps it so (see the resampling section below).
 """
@@ -99,6 +100,10 @@ class KabaalConfig(GameConfig):
     dagon: bool = False
     lowest_wins: bool = False
     max_rounds: int = 30  # project default: truncates a runaway game (rules note 8)
+    # "win": winners +1, the others -1 (rules note 11); "score": (my rituals - the most rituals of
+    # any other player) / 3, a denser signal for training at 3-4 players (State.returns, with
+    # KabaalGame.score_scale). It changes no rule, move or observation.
+    reward: str = "win"
 
     PLAYER_COUNTS: ClassVar[tuple[int, ...]] = (2, 3, 4)
 
@@ -116,6 +121,7 @@ class KabaalConfig(GameConfig):
         self.check_bool("dagon")
         self.check_bool("lowest_wins")
         self.check_int("max_rounds", 1, 10_000)
+        self.check_choice("reward", ("win", "score"))
         try:
             parse_layout(self.layout)
         except ValueError as exc:
@@ -143,6 +149,7 @@ class KabaalGame(Game):
     def __init__(self, config=None, **options) -> None:
         super().__init__(config, **options)
         cfg = self.config
+        self.score_scale = float(RITUALS_TO_WIN)  # reward="score": a margin of 3 rituals reads 1
         self.geometry = BoardGeometry.build(cfg.layout)
         self.deck = deck_for(self.num_players)
         cat = self.catalog

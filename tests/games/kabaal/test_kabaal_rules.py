@@ -257,22 +257,54 @@ def test_line_of_four_is_one_ritual_and_holes_break_lines():
     assert ritual_lines(board, cross, 3)[1] == [(area("red 1/2"), area("blue 1/2"), area("yellow 1/2"))]
 
 
-def test_several_cults_perform_in_the_same_step_and_game_end_at_end_of_turn():
-    """Covered in full by the worked example (round 3); here the game ends mid-round."""
-    s = three()
+def red_performs_a_ritual(s, altar: list[int]) -> None:
+    """Red leads the only card of a trick it wins and places the cultist that completes a line."""
     deal(s, {RED: (["red 4"], []), BLUE: ([], ["red"]), BLACK: ([], ["red"])}, leader=RED)
-    set_board(s, {RED: ["yellow 7/8", "blue 5/6"]}, altar=[2, 0, 0])
+    set_board(s, {RED: ["yellow 7/8", "blue 5/6"]}, altar=altar)
     play(s, RED, "red 4")
     while s.current_player in (BLUE, BLACK) and s.phase == "play":
         s.apply(s.legal_actions()[0])
     act(s, "place on red 3/4", RED)
     if s.current_player is not None and s.phase == "place":
         act(s, "place no more cultists", RED)
+
+
+def test_several_cults_perform_in_the_same_step_and_game_end_at_end_of_turn():
+    """Covered in full by the worked example (round 3); here the game ends mid-round."""
+    s = three()
+    red_performs_a_ritual(s, altar=[2, 0, 0])
     assert s.altar[RED] == 3 and s.current_player is None and s.tricks_played == 0
     assert s.winners() == [RED] and s.returns() == [1.0, -1.0, -1.0]
     with pytest.raises(IllegalActionError):
         s.apply(0)
 
+
+
+def test_score_reward_is_the_ritual_margin_over_the_best_other_player():
+    """reward="score": (my rituals - the most rituals of any other player) / 3, at the end only;
+    the rules and the winners are the rulebook's either way."""
+    s = three(reward="score")
+    assert s.returns() == [0.0, 0.0, 0.0]  # not over: no reward yet
+    red_performs_a_ritual(s, altar=[2, 1, 0])
+    assert s.altar == [3, 1, 0] and s.current_player is None and s.winners() == [RED]
+    assert s.returns() == pytest.approx([2 / 3, -2 / 3, -1.0])
+    s.game = KabaalGame(num_players=3)  # the same end under the default reward
+    assert s.returns() == [1.0, -1.0, -1.0]
+    with pytest.raises(ConfigError, match="reward"):
+        KabaalGame(reward="rituals")
+
+
+def test_score_reward_is_zero_on_truncation():
+    game = KabaalGame(num_players=3, max_rounds=1, reward="score")
+    rnd = random.Random(0)
+    for seed in range(10):
+        s = game.new_state(seed)
+        while s.current_player is not None:
+            s.apply(rnd.choice(s.legal_actions()))
+        if s.truncated:
+            assert s.returns() == [0.0, 0.0, 0.0]
+            return
+    pytest.fail("no game of one round was truncated in 10 deals")
 
 # -- end of round: pity cultists -----------------------------------------------------------------------
 def rig_pity(s, queue: list[int], amulet: int):
