@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kabenvs.core.observation import ObservationLayout, copy_rotated
+from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.alakazum.cards import CULTURES, MULTI, SPELLS, TRAP_EFFECTS
 
 # A module-level import (rules.py imports this module only inside functions, so there is no
@@ -36,6 +36,9 @@ POTIONS = ("combat_potion", "die_potion", "double_potion", "steal_potion")
 STAGE_INDEX = {"setup": 0, "explore": 1, "action": 2, "alakazum": 3}  # the stage block's one-hot
 ANNOUNCED_INDEX = {a: i for i, a in enumerate(ANNOUNCED)}  # ANNOUNCED.index, without the scan
 TRAP_INDEX = {e: i for i, e in enumerate(TRAP_EFFECTS)}
+# the blocks of what is known of the hands, adjacent in the layout (public_hands: 3+ players only)
+KNOWLEDGE_RUN = ("known_hands", "hand_groups", "hand_joint", "hand_capped", "mine_known", "mine_groups",
+                 "mine_joint", "mine_capped", "public_hands")
 
 
 def table_rows(game: AlakazumGame) -> int:
@@ -140,10 +143,11 @@ def build_layout(game: AlakazumGame) -> ObservationLayout:
             "Unlucky Witch takes left /2, bidding passes /2, voodoo players still to ask /4")
     lay.add("give_to", n, "recipient chosen for the card being given (seat-relative)")
     lay.add("levitation", nch, "my character chosen for Levitation")
-    # encode copies each of these runs of blocks in one piece (_team_group, _finals_rows, which
-    # compute the offsets inside a run from the blocks' shapes): a layout edit that splits a run
-    # must fail here, not shift entries silently
-    for run in (("team", "broom", "culture_points", "energy", "graveyard", "display"),
+    # encode copies each of these runs of blocks in one piece (_knowledge_section, _team_group,
+    # _finals_rows, which compute the offsets inside a run from the blocks' starts or shapes): a
+    # layout edit that splits a run must fail here, not shift entries silently
+    for run in (KNOWLEDGE_RUN[:-1] if n < 3 else KNOWLEDGE_RUN,
+                ("team", "broom", "culture_points", "energy", "graveyard", "display"),
                 ("finals_known", "finals_state", "finals_seen")):
         assert all(lay[a].stop == lay.offset(b) for a, b in zip(run, run[1:])), f"blocks {run} must be adjacent"
     return lay
@@ -184,20 +188,19 @@ def public_width(nht: int) -> int:
     return nht + MAX_GROUPS * (nht + 2) + nht + 1 + len(CULTURES) + 1
 
 
-def _encode_public(state: AlakazumState, player: int, buf: np.ndarray, lo: int, ht, nht: int) -> None:
-    """What everyone knows of each hand, my hand at row 0. Every seat reads the same rows, only
-    rotated: they are encoded once per state in absolute order (``state._public_enc``; the rules
-    put a hand in ``state._public_dirty`` whenever its public row changes, and only those rows
-    are encoded again), and each observation copies them in two slices."""
+def _public_rows(state: AlakazumState, nht: int) -> memoryview:
+    """What everyone knows of each hand, one row of ``public_width`` floats per hand in absolute
+    order, flattened. Every seat reads the same rows, only rotated: they are encoded once per state
+    (``state._public_enc``; the rules put a hand in ``state._public_dirty`` whenever its public row
+    changes, and only those rows are encoded again)."""
     enc = state._public_enc
-    n = state.num_players
-    width = public_width(nht)
     if enc is None:
-        enc = state._public_enc = np.zeros((n, width), dtype=np.float32)
-        state._public_flat = enc.reshape(-1)
-        state._public_dirty = set(range(n))
+        enc = state._public_enc = np.zeros((state.num_players, public_width(nht)), dtype=np.float32)
+        state._public_flat = memoryview(enc.reshape(-1))
+        state._public_dirty = set(range(state.num_players))
     dirty = state._public_dirty
     if dirty:
+        ht = state.game.cs.htype
         groups0 = nht
         joint0 = groups0 + MAX_GROUPS * (nht + 2)
         capped0 = joint0 + nht + 1
@@ -207,7 +210,99 @@ def _encode_public(state: AlakazumState, player: int, buf: np.ndarray, lo: int, 
             _knowledge(memoryview(row), ht, nht, state.public_known[q], state.public_groups[q],
                        state.public_joint[q], state.public_capped[q], 0, groups0, joint0, capped0)
         dirty.clear()
-    copy_rotated(buf, lo, state._public_flat, width, player)  # my row first, then to my left
+    return state._public_flat
+
+
+_ZEROS = _scratch(1024)  # never written: the source _hand_rows clears rows from (grown on demand)
+
+
+def _zeros(size: int) -> memoryview:
+    """``size`` zero floats to copy over a row (a slice of one kept vector: allocating a fresh
+    one for each row cost ~0.7 us)."""
+    global _ZEROS
+    if size > len(_ZEROS):
+        _ZEROS = _scratch(size)
+    return _ZEROS[:size]
+
+
+def _hand_rows(state: AlakazumState, player: int, sec: memoryview, q: int, extra: list) -> None:
+    """(Re)write in ``player``'s knowledge section ``sec`` (_knowledge_section) every row about
+    hand ``q``: another hand's rows of known_hands, hand_groups, hand_joint and hand_capped (what
+    ``player`` knows of it), or for ``player``'s own hand all the mine_* rows (what each other seat
+    knows of it); then the hand's public_hands row. Rows are cleared and then written as the
+    observation used to write them into its zeroed vector, so the float32 sums are the same.
+    ``extra[q]``: the groups, joint or capped rows about hand q hold something (most stay empty,
+    and only a row that holds something needs clearing)."""
+    g = state.game
+    at, nht, ht = g.at, g.cs.num_htypes, g.cs.htype
+    n = state.num_players
+    base = at.known_hands
+    gw, ncap = nht + 2, len(CULTURES) + 1
+    r = (q - player) % n
+    if r:
+        kh, hg, hj, hc = (at.known_hands - base + r * nht, at.hand_groups - base + r * MAX_GROUPS * gw,
+                          at.hand_joint - base + r * (nht + 1), at.hand_capped - base + r * ncap)
+        sec[kh:kh + nht] = _zeros(nht)
+        for c in state.known[player][q]:
+            sec[kh + ht[c]] += 1 / 3
+        if extra[q]:
+            sec[hg:hg + MAX_GROUPS * gw] = _zeros(MAX_GROUPS * gw)
+            sec[hj:hj + nht + 1] = _zeros(nht + 1)
+            sec[hc:hc + ncap] = _zeros(ncap)
+        gr, jt, cap = state.groups[player][q], state.joint[player][q], state.capped[player][q]
+        extra[q] = bool(gr or jt or cap)
+        if extra[q]:
+            _knowledge(sec, ht, nht, (), gr, jt, cap, kh, hg, hj, hc)
+    else:
+        mk0, mg0, mj0, mc0 = (at.mine_known - base, at.mine_groups - base, at.mine_joint - base,
+                              at.mine_capped - base)
+        sec[mk0:mg0] = _zeros(mg0 - mk0)
+        if extra[q]:  # the mine_groups, mine_joint and mine_capped blocks, one after the other
+            end = mc0 + (n - 1) * ncap
+            sec[mg0:end] = _zeros(end - mg0)
+        known, groups, joint, capped = state.known, state.groups, state.joint, state.capped
+        extra[q] = False
+        for i in range(n - 1):
+            o = (player + i + 1) % n
+            row = mk0 + i * nht
+            for c in known[o][player]:
+                sec[row + ht[c]] += 1 / 3
+            gr, jt, cap = groups[o][player], joint[o][player], capped[o][player]
+            if gr or jt or cap:
+                extra[q] = True
+                _knowledge(sec, ht, nht, (), gr, jt, cap, row, mg0 + i * MAX_GROUPS * gw,
+                           mj0 + i * (nht + 1), mc0 + i * ncap)
+    if state.public_known:  # three players or more: the public row, copied from the shared rows
+        pw = (at.team - at.public_hands) // n
+        lo = at.public_hands - base + r * pw
+        sec[lo:lo + pw] = _public_rows(state, nht)[q * pw:(q + 1) * pw]
+
+
+def _knowledge_section(state: AlakazumState, player: int) -> memoryview:
+    """``player``'s rows of known_hands through public_hands (KNOWLEDGE_RUN, adjacent in the
+    layout) as one float32 memoryview, kept per viewer in ``state._know_memo`` with the version of
+    each hand it was written at: the rules count every change of what anyone knows of hand p in
+    ``state._know_ver[p]``, and only the rows about hands whose count moved are written again.
+    Writing all rows was the largest part of a 5-player observation (~2 x 4 rows of ~7 cards, one
+    item write per card)."""
+    memo = state._know_memo.get(player)
+    ver = state._know_ver
+    if memo is None:
+        lay = state.game.layout
+        last = KNOWLEDGE_RUN[-1] if state.public_known else KNOWLEDGE_RUN[-2]
+        sec = _scratch(lay[last].stop - lay.offset(KNOWLEDGE_RUN[0]))
+        extra = [False] * state.num_players
+        for q in range(state.num_players):
+            _hand_rows(state, player, sec, q, extra)
+        state._know_memo[player] = (sec, ver[:], extra)
+        return sec
+    sec, seen, extra = memo
+    if seen != ver:
+        for q, v in enumerate(ver):
+            if seen[q] != v:
+                _hand_rows(state, player, sec, q, extra)
+                seen[q] = v
+    return sec
 
 
 def _team_blocks(state: AlakazumState) -> tuple:
@@ -350,43 +445,15 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
     h0 = at.hand
     for c in state.hands[player]:
         mv[h0 + ht[c]] += 1 / 3
-    hs0, kh0, hg0, hj0 = at.hand_size, at.known_hands, at.hand_groups, at.hand_joint
-    mk0, mg0, mj0, mc0 = at.mine_known, at.mine_groups, at.mine_joint, at.mine_capped
-    hc0 = at.hand_capped
-    known, groups, joint, capped = state.known, state.groups, state.joint, state.capped
-    # what I know of each hand (row r), and what each other seat knows of mine (row r - 1)
-    my_known, my_groups, my_joint, my_capped = known[player], groups[player], joint[player], capped[player]
-    gw = nht + 2
-    ncap = len(CULTURES) + 1
+    hs0 = at.hand_size
     hands = state.hands
     for q in range(n):
         mv[hs0 + (q - player) % n] = len(hands[q]) / 10
-    for r in range(1, n):
-        q = (player + r) % n
-        # the certain cards are most of what is known (7 of ~7 rows' entries at 2 players, 26 of
-        # ~29 at 5): written here; the rarer groups, joint counts and caps by _knowledge (a
-        # call cost about as much as the writes it made)
-        kn = my_known[q]
-        if kn:
-            row = kh0 + r * nht
-            for c in kn:
-                mv[row + ht[c]] += 1 / 3
-        gr, jt, cap = my_groups[q], my_joint[q], my_capped[q]
-        if gr or jt or cap:
-            _knowledge(mv, ht, nht, (), gr, jt, cap, kh0 + r * nht, hg0 + r * MAX_GROUPS * gw,
-                       hj0 + r * (nht + 1), hc0 + r * ncap)
-        i = r - 1
-        kn = known[q][player]
-        if kn:
-            row = mk0 + i * nht
-            for c in kn:
-                mv[row + ht[c]] += 1 / 3
-        gr, jt, cap = groups[q][player], joint[q][player], capped[q][player]
-        if gr or jt or cap:
-            _knowledge(mv, ht, nht, (), gr, jt, cap, mk0 + i * nht, mg0 + i * MAX_GROUPS * gw,
-                       mj0 + i * (nht + 1), mc0 + i * ncap)
-    if state.public_known:  # three players or more: what everyone knows of each hand
-        _encode_public(state, player, buf, at.public_hands, ht, nht)
+    # what I know of each hand, what each other seat knows of mine and what everyone knows of each
+    # (known_hands through public_hands): one copy of this viewer's kept rows (_knowledge_section)
+    sec = _knowledge_section(state, player)
+    kh0 = at.known_hands
+    mv[kh0:kh0 + len(sec)] = sec
     # the team, broom, culture_points, energy, graveyard and display blocks lie one after the
     # other: this viewer's rows of all six in one copy (_team_group)
     group = state._team_memo.get(player)

@@ -379,6 +379,12 @@ class AlakazumState(State):
         self._public_enc: np.ndarray | None = None
         self._public_flat: np.ndarray | None = None
         self._public_dirty: set = set()
+        # encoding.py: each viewer's rows of what is known of every hand (known_hands through
+        # public_hands, encoding._knowledge_section), per viewer, with the versions of the hands
+        # it was encoded at; _know_ver[p] counts the changes of what anyone knows of hand p (every
+        # rules write to known/groups/joint/capped[o][p] or to p's public row adds one)
+        self._know_memo: dict = {}
+        self._know_ver: list[int] = [0] * self.game.num_players
 
     # ------------------------------------------------------------------ small helpers
     def _roll(self) -> int:
@@ -489,6 +495,7 @@ class AlakazumState(State):
         A newly certain card may be one a group counted on: that group keeps r-1 of M-x
         (exact: every hand that showed x still holds r-1 of M-x next to it)."""
         ht = self.game.cs.htype
+        self._know_ver[p] += 1
         for o in range(self.num_players):
             if o != p:
                 _sees_shown(self.known[o][p], self.groups[o][p], self.joint[o][p], cards, ht)
@@ -499,6 +506,8 @@ class AlakazumState(State):
     def _hand_add(self, p: int, card: int, informed: tuple[int, ...] | None) -> None:
         """``informed`` None: everybody saw the card go in; else only those seats."""
         self.hands[p].append(card)
+        if informed is None or informed:  # (nobody informed: only _uncap below may change a row)
+            self._know_ver[p] += 1
         for o in range(self.num_players):
             if o != p and (informed is None or o in informed):
                 self.known[o][p].append(card)
@@ -511,12 +520,15 @@ class AlakazumState(State):
     def _uncap(self, p: int, card: int) -> None:
         """``card`` went into ``p``'s hand: those who did not see it can no longer rule out that
         ``p`` holds more amulets or objects than they account for."""
+        capped = self.capped
         for o in range(self.num_players):
-            if o != p and card not in self.known[o][p]:
-                self.capped[o][p] = []
+            if o != p and capped[o][p] and card not in self.known[o][p]:  # (an empty cap stays empty)
+                capped[o][p] = []
+                self._know_ver[p] += 1
         if self.public_capped and self.public_capped[p]:  # the public never sees a card go in unseen
             self.public_capped[p] = []
             self._public_dirty.add(p)
+            self._know_ver[p] += 1
 
     def _hand_remove(self, p: int, card: int, informed: tuple[int, ...] | None) -> None:
         """A seat that sees the card go forgets one known card of its type (or, with none known,
@@ -525,6 +537,7 @@ class AlakazumState(State):
         self.hands[p].remove(card)
         ht = self.game.cs.htype
         size = len(self.hands[p]) + 1
+        self._know_ver[p] += 1
         for o in range(self.num_players):
             if o != p:
                 _row_loses(self.known[o][p], self.groups[o][p], self.joint[o][p], card, ht, size,
@@ -543,6 +556,7 @@ class AlakazumState(State):
                 self.forest_known[o] -= 1
                 if hand and o != p:
                     self.known[o][p].append(card)
+                    self._know_ver[p] += 1
             fs = self.forest_sets[o]
             if fs[0]:
                 # a drawn hand card goes face down into another hand: o does not see which it is
@@ -1307,6 +1321,7 @@ class AlakazumState(State):
         shown = [c for c in self.hands[p] if cs.effect[c] == "amulet"
                  or (cs.effect[c] == "culture_object" and cs.cards[c].culture == cul)]
         self._reveal(p, shown)
+        self._know_ver[p] += 1
         for o in range(self.num_players):
             if o != p:  # the Alakazum showed every amulet and every object of its culture
                 self.capped[o][p] = sorted({*self.capped[o][p], cul, len(CULTURES)})
