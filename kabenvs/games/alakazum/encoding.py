@@ -225,23 +225,33 @@ def _zeros(size: int) -> memoryview:
     return _ZEROS[:size]
 
 
-def _hand_rows(state: AlakazumState, player: int, sec: memoryview, q: int, extra: list) -> None:
+def _section_geometry(state: AlakazumState) -> tuple:
+    """The offsets _hand_rows writes at, relative to the start of the knowledge section, with the
+    widths it needs: worked out once per kept section instead of on every rewrite."""
+    g = state.game
+    at, nht = g.at, g.cs.num_htypes
+    base = at.known_hands
+    n = state.num_players
+    # the public rows: one per hand (no block with 2 players: width 0)
+    pub0, pw = (at.public_hands - base, public_width(nht)) if state.public_known else (0, 0)
+    return (n, nht, g.cs.htype, nht + 2, len(CULTURES) + 1,
+            at.known_hands - base, at.hand_groups - base, at.hand_joint - base, at.hand_capped - base,
+            at.mine_known - base, at.mine_groups - base, at.mine_joint - base, at.mine_capped - base,
+            pub0, pw)
+
+
+def _hand_rows(state: AlakazumState, player: int, sec: memoryview, q: int, extra: list, geom: tuple) -> None:
     """(Re)write in ``player``'s knowledge section ``sec`` (_knowledge_section) every row about
     hand ``q``: another hand's rows of known_hands, hand_groups, hand_joint and hand_capped (what
     ``player`` knows of it), or for ``player``'s own hand all the mine_* rows (what each other seat
     knows of it); then the hand's public_hands row. Rows are cleared and then written as the
     observation used to write them into its zeroed vector, so the float32 sums are the same.
     ``extra[q]``: the groups, joint or capped rows about hand q hold something (most stay empty,
-    and only a row that holds something needs clearing)."""
-    g = state.game
-    at, nht, ht = g.at, g.cs.num_htypes, g.cs.htype
-    n = state.num_players
-    base = at.known_hands
-    gw, ncap = nht + 2, len(CULTURES) + 1
+    and only a row that holds something needs clearing). ``geom``: _section_geometry."""
+    n, nht, ht, gw, ncap, kh0, hg0, hj0, hc0, mk0, mg0, mj0, mc0, pub0, pw = geom
     r = (q - player) % n
     if r:
-        kh, hg, hj, hc = (at.known_hands - base + r * nht, at.hand_groups - base + r * MAX_GROUPS * gw,
-                          at.hand_joint - base + r * (nht + 1), at.hand_capped - base + r * ncap)
+        kh, hg, hj, hc = kh0 + r * nht, hg0 + r * MAX_GROUPS * gw, hj0 + r * (nht + 1), hc0 + r * ncap
         sec[kh:kh + nht] = _zeros(nht)
         for c in state.known[player][q]:
             sec[kh + ht[c]] += 1 / 3
@@ -254,8 +264,6 @@ def _hand_rows(state: AlakazumState, player: int, sec: memoryview, q: int, extra
         if extra[q]:
             _knowledge(sec, ht, nht, (), gr, jt, cap, kh, hg, hj, hc)
     else:
-        mk0, mg0, mj0, mc0 = (at.mine_known - base, at.mine_groups - base, at.mine_joint - base,
-                              at.mine_capped - base)
         sec[mk0:mg0] = _zeros(mg0 - mk0)
         if extra[q]:  # the mine_groups, mine_joint and mine_capped blocks, one after the other
             end = mc0 + (n - 1) * ncap
@@ -272,9 +280,8 @@ def _hand_rows(state: AlakazumState, player: int, sec: memoryview, q: int, extra
                 extra[q] = True
                 _knowledge(sec, ht, nht, (), gr, jt, cap, row, mg0 + i * MAX_GROUPS * gw,
                            mj0 + i * (nht + 1), mc0 + i * ncap)
-    if state.public_known:  # three players or more: the public row, copied from the shared rows
-        pw = (at.team - at.public_hands) // n
-        lo = at.public_hands - base + r * pw
+    if pw:  # three players or more: the public row, copied from the shared rows
+        lo = pub0 + r * pw
         sec[lo:lo + pw] = _public_rows(state, nht)[q * pw:(q + 1) * pw]
 
 
@@ -292,15 +299,16 @@ def _knowledge_section(state: AlakazumState, player: int) -> memoryview:
         last = KNOWLEDGE_RUN[-1] if state.public_known else KNOWLEDGE_RUN[-2]
         sec = _scratch(lay[last].stop - lay.offset(KNOWLEDGE_RUN[0]))
         extra = [False] * state.num_players
+        geom = _section_geometry(state)
         for q in range(state.num_players):
-            _hand_rows(state, player, sec, q, extra)
-        state._know_memo[player] = (sec, ver[:], extra)
+            _hand_rows(state, player, sec, q, extra, geom)
+        state._know_memo[player] = (sec, ver[:], extra, geom)
         return sec
-    sec, seen, extra = memo
+    sec, seen, extra, geom = memo
     if seen != ver:
         for q, v in enumerate(ver):
             if seen[q] != v:
-                _hand_rows(state, player, sec, q, extra)
+                _hand_rows(state, player, sec, q, extra, geom)
                 seen[q] = v
     return sec
 
@@ -311,8 +319,9 @@ def _team_blocks(state: AlakazumState) -> tuple:
     viewer's seat-relative rows are then one contiguous slice of each (``player`` to
     ``player + n``), four copies an observation instead of three slices and a write per seat.
     Each seat's entries are the same writes, in the same order, as the observation used to make
-    in place, so the culture points add up to the same float32 values. A team changes on a few
-    events only (rules.py clears ``state._team_memo`` on each)."""
+    in place, so the culture points add up to the same float32 values. Last, the graveyard and
+    display blocks (every seat reads them alike). A team changes on a few events only (rules.py
+    clears ``state._team_memo`` on each, and on every change of the graveyard or the display)."""
     cs = state.game.cs
     n, nch = state.num_players, cs.num_chars
     team_entry, level, broom = cs.team_entry, state.level, state.broom
@@ -320,7 +329,8 @@ def _team_blocks(state: AlakazumState) -> tuple:
     # the four doubled blocks in one scratch vector: team 2n x nch3, broom 2n x nch, points 2n x 5,
     # energy 2n
     br0, cp0, en0 = 2 * n * nch3, 2 * n * (nch3 + nch), 2 * n * (nch3 + nch + 5)
-    mv = _scratch(en0 + 2 * n)
+    gy0 = en0 + 2 * n
+    mv = _scratch(gy0 + 2 * nch)
     for q in range(n):
         t0, b0, p0 = q * nch3, br0 + q * nch, cp0 + q * 5
         energy = 0
@@ -342,21 +352,27 @@ def _team_blocks(state: AlakazumState) -> tuple:
     for start, width in ((0, nch3), (br0, nch), (cp0, 5), (en0, 1)):
         half = n * width
         mv[start + half:start + 2 * half] = mv[start:start + half]
-    return mv[:br0], mv[br0:cp0], mv[cp0:en0], mv[en0:]
+    ci = cs.char_index
+    for c in state.graveyard:
+        mv[gy0 + ci[c]] = 1
+    for c in state.display:
+        mv[gy0 + nch + ci[c]] = 1
+    return mv[:br0], mv[br0:cp0], mv[cp0:en0], mv[en0:gy0], mv[gy0:]
 
 
 def _team_group(state: AlakazumState, player: int) -> memoryview:
     """``player``'s rows of the team, broom, culture_points and energy blocks, then the graveyard
     and display blocks (all six adjacent in the layout) as one float32 memoryview: a slice of each
-    of the doubled blocks (_team_blocks, memoised under "blocks" next to the viewers' groups, so
-    the rules' clear() drops both), then the graveyard's and the display's characters. Every rules
+    of the doubled blocks and the graveyard and display rows (_team_blocks, memoised under
+    "blocks" next to the viewers' groups, so the rules' clear() drops both; copying them is cheaper
+    than the loops over the characters were, and a clear makes every viewer rebuild). Every rules
     write to the graveyard or the display is in a method that clears the memo too (a character
     goes there from a team, comes back into one, or is picked from the display)."""
     team_memo = state._team_memo
     blocks = team_memo.get("blocks")
     if blocks is None:
         blocks = team_memo["blocks"] = _team_blocks(state)
-    team, broom, points, energy = blocks
+    team, broom, points, energy, graveyard_display = blocks
     n, nch = state.num_players, state.game.cs.num_chars
     w = nch * 3
     br0, cp0, en0 = n * w, n * (w + nch), n * (w + nch + 5)
@@ -367,11 +383,7 @@ def _team_group(state: AlakazumState, player: int) -> memoryview:
     mv[br0:cp0] = broom[player * nch:(player + n) * nch]
     mv[cp0:en0] = points[player * 5:(player + n) * 5]
     mv[en0:gy0] = energy[player:player + n]
-    ci = state.game.cs.char_index
-    for c in state.graveyard:
-        mv[gy0 + ci[c]] = 1
-    for c in state.display:
-        mv[d0 + ci[c]] = 1
+    mv[gy0:] = graveyard_display
     return mv
 
 
@@ -389,6 +401,20 @@ def _market_sections(market: list, ht: list, nht: int) -> tuple:
         mv[(top - i) * nht + t] = 1
         mv[mc0 + t] += 0.25
     return mv[:mc0], mv[mc0:]
+
+
+def _boxed_row(boxed: list, effect: list) -> memoryview:
+    """The boxed block, written as the observation used to write it in place. The box is public
+    and changes on few moves; its loop ran on nearly every observation. The memo is keyed by the
+    box itself (a tuple compare), so it needs no hook in the rules."""
+    mv = _scratch(len(TRAP_EFFECTS) + 1)
+    for c in boxed:
+        e = effect[c]
+        if e == "voodoo":
+            mv[len(TRAP_EFFECTS)] += 0.5
+        else:
+            mv[TRAP_INDEX[e]] = 1
+    return mv
 
 
 def _finals_rows(state: AlakazumState, player: int):
@@ -445,10 +471,11 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
     h0 = at.hand
     for c in state.hands[player]:
         mv[h0 + ht[c]] += 1 / 3
-    hs0 = at.hand_size
+    i = at.hand_size
     hands = state.hands
-    for q in range(n):
-        mv[hs0 + (q - player) % n] = len(hands[q]) / 10
+    for h in hands[player:] + hands[:player]:  # seat-relative: mine first, then to my left
+        mv[i] = len(h) / 10
+        i += 1
     # what I know of each hand, what each other seat knows of mine and what everyone knows of each
     # (known_hands through public_hands): one copy of this viewer's kept rows (_knowledge_section)
     sec = _knowledge_section(state, player)
@@ -504,13 +531,14 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
     if rows is None:
         rows = state._finals_memo[player] = _finals_rows(state, player)
     mv[at.finals_known:at.finals_known + len(rows)] = rows
-    bx0 = at.boxed
-    for c in state.boxed:
-        e = cs.effect[c]
-        if e == "voodoo":
-            mv[bx0 + len(TRAP_EFFECTS)] += 0.5
-        else:
-            mv[bx0 + TRAP_INDEX[e]] = 1
+    boxed = state.boxed
+    if boxed:
+        key = tuple(boxed)
+        memo = state._boxed_memo
+        if memo is None or memo[0] != key:
+            memo = state._boxed_memo = (key, _boxed_row(boxed, cs.effect))
+        bx0 = at.boxed
+        mv[bx0:bx0 + len(TRAP_EFFECTS) + 1] = memo[1]
     cb = state.combat
     if cb is not None:
         mv[at.combat_kind + (0 if cb["t"] == "forest" else 1)] = 1

@@ -374,6 +374,8 @@ class AlakazumState(State):
         self._finals_memo: dict = {}
         # encoding.py: the market pile's observation rows, keyed by the pile (no hook needed)
         self._market_memo: tuple | None = None
+        # encoding.py: the boxed block, keyed by the box (no hook needed)
+        self._boxed_memo: tuple | None = None
         # encoding.py: every hand's public row encoded once for all seats (None: built on first
         # use), and the hands whose public rows changed since (every rules write to them adds it)
         self._public_enc: np.ndarray | None = None
