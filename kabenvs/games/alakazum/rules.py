@@ -363,9 +363,9 @@ class AlakazumState(State):
     def _reset_caches(self) -> None:
         super()._reset_caches()
         self._resample_memo: dict = {}  # resample.py: what a seat saw over the history, per seat
-        # encoding.py: every team's team, broom, culture-point and energy entries (under "blocks",
-        # encoding._team_blocks) and each viewer p's rows of those blocks and of the graveyard and
-        # display (under p); every change of a team, a level, a broom, the graveyard or the
+        # encoding.py: every team's team, broom, culture-point and energy entries and the graveyard
+        # and display rows (under "blocks", encoding._team_blocks) and each viewer p's rows of
+        # those six blocks (under p); every change of a team, a level, a broom, the graveyard or the
         # display clears it (the rules' writes to those fields call clear(); a state edited by
         # hand is touch()ed, which comes here)
         self._team_memo: dict = {}
