@@ -11,6 +11,8 @@ docs/games/kabaal.md, "What is summarised").
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import ne
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -34,6 +36,7 @@ MOVE_KIND = {k: i for i, k in enumerate(MOVE_KINDS)}
 PITY_PART = TRICKS_PER_ROUND  # the part of the round a board move belongs to: tricks 0-5, then pity
 PART_VALUE = tuple((t + 1) / (PITY_PART + 1) for t in range(PITY_PART + 1))
 MAX_RITUALS_PER_CULT_AND_ROUND = 4
+AREA_IDS = range(NUM_AREAS)
 
 
 def max_board_moves(n: int, dagon: bool) -> int:
@@ -310,15 +313,17 @@ class Encoder:
         """Rewrite the memo's board section where the board changed since this seat's last
         observation: the area cards whose cults differ, the face-down flags that differ (a
         placement changes one to three cards of 16; rebuilding all 16 cost more than the rest)."""
-        vec = memo.board_vec
+        vec = memo.board_mv
         n = self.n
         old = memo.board
-        for a, mask in enumerate(board):
-            if old[a] != mask:
-                row = a * n
-                vec[row:row + n] = 0.0
-                for r in table[mask]:
-                    vec[row + r] = 1.0
+        # the changed areas, found in C (compress over map(ne)): a Python loop comparing all 16
+        # cards cost more than rewriting the one to three that changed
+        for a in compress(AREA_IDS, map(ne, old, board)):
+            row = a * n
+            for r in table[old[a]]:
+                vec[row + r] = 0.0
+            for r in table[board[a]]:
+                vec[row + r] = 1.0
         if memo.face_down != face_down:
             down = self.face_down - self.board
             for a, d in enumerate(face_down):
@@ -336,21 +341,21 @@ class Encoder:
                 ones += [o + a * n + r for r in table[mask]]
         return ones
 
-    def _log_vector(self, s: "KabaalState", memo: "_SeatMemo", table, rel) -> np.ndarray:
+    def _log_vector(self, s: "KabaalState", memo: "_SeatMemo", table, rel) -> None:
         """The round_start_* and board_moves_* blocks for this seat, kept in ``memo``: rebuilt when
         the round's start changed (a new round) or the log is not the one extended so far, else
         only the moves appended since the last call are written."""
         rs = s.round_start
         log = s.board_log
-        vec = memo.log_vec
+        vec = memo.log_mv  # scalar stores through a memoryview: cheaper than numpy's __setitem__
         done = memo.log_rows
         # identity checks: a new round replaces round_start and board_log, the rules only append
         # to the log, and an edit by hand calls touch(), which drops the memo
         if (memo.log_key is not rs or memo.log is not log or len(log) < done
                 or (done and log[done - 1] is not memo.log_last)):
             memo.log_key, memo.log, memo.log_rows, done = rs, log, 0, 0
-            vec[:] = 0.0
-            vec[self._board_indices(rs["board"], rs["face_down"], table, 0, self.start_down - self.start_board)] = 1.0
+            memo.log_vec[:] = 0.0
+            memo.log_vec[self._board_indices(rs["board"], rs["face_down"], table, 0, self.start_down - self.start_board)] = 1.0
         if len(log) > done:
             n, A, K = self.n, NUM_AREAS, len(MOVE_KINDS)
             base = self.start_board
@@ -372,7 +377,6 @@ class Encoder:
                 vec[part_at + i] = PART_VALUE[part]
             memo.log_rows = len(log)
             memo.log_last = log[-1]
-        return vec
 
 
 class _SeatMemo:
@@ -380,18 +384,20 @@ class _SeatMemo:
     ``_enc_memo[seat]`` and dropped with its other caches (clones, restores, resampled worlds
     start without one). Its vectors are copied into each observation, never handed out."""
 
-    __slots__ = ("board", "face_down", "full", "board_vec", "log_key", "log", "log_rows", "log_last", "log_vec")
+    __slots__ = ("board", "face_down", "full", "board_mv", "log_key", "log", "log_rows", "log_last", "log_vec",
+                 "log_mv")
 
     def __init__(self, enc: Encoder) -> None:
-        # A whole observation vector holding only the two sections (board_vec and log_vec are
+        # A whole observation vector holding only the two sections (board_mv and log_vec are
         # views into it): each observation starts as a copy of it.
         self.full = np.zeros(enc.lay.size, dtype=np.float32)
         # the board and face-down flags the section shows (an empty board: all zeros)
         self.board = [0] * NUM_AREAS
         self.face_down = [0] * NUM_AREAS
-        self.board_vec = self.full[enc.board_run]
+        self.board_mv = memoryview(self.full[enc.board_run])  # scalar stores: see _update_board
         self.log_key = None
         self.log = None
         self.log_rows = 0
         self.log_last = None
         self.log_vec = self.full[enc.log_run]
+        self.log_mv = memoryview(self.log_vec)
