@@ -170,6 +170,8 @@ class Encoder:
         # copied in with one slice assignment: the board (board, face_down), which only board
         # moves change, and the round's start board and board moves (round_start_board ..
         # board_moves_part), set once a round and then only extended by the moves appended.
+        # The round's record of cards (played_round, forced_plays, revealed, trick_winners) is
+        # kept there too, extended by the entries appended (_round_record).
         names = [b for b in lay.blocks()]
         for first, last in (("board", "face_down"), ("round_start_board", "board_moves_part")):
             run = names[names.index(first):names.index(last) + 1]
@@ -182,6 +184,7 @@ class Encoder:
         # so that encode writes the counts with its other fractional entries, in one store
         self.count_values = [(np.arange(256, dtype=np.float32) * np.float32(scale)).tolist() for _, scale in counts]
         self.log_run = slice(self.start_board, lay["board_moves_part"].stop)
+        self.record_blocks = [lay[b] for b in ("played_round", "forced_plays", "revealed", "trick_winners")]
 
     def encode(self, s: "KabaalState", me: int) -> np.ndarray:
         n = self.n
@@ -196,8 +199,9 @@ class Encoder:
         if memo.board != board or memo.face_down != face_down:
             self._update_board(memo, board, face_down, table)
         self._log_vector(s, memo, table, rel)
-        # a copy of the memo's vector: its board and log sections as kept, zeros elsewhere (one
-        # pass over the memory instead of zeros and two section copies)
+        self._round_record(s, memo, rel)
+        # a copy of the memo's vector: its board, log and record sections as kept, zeros elsewhere
+        # (one pass over the memory instead of zeros and section copies)
         buf = memo.full.copy()
         # Every entry is one item written through a memoryview (as Cábula's encoder): no index
         # and value lists, no fancy store at the end. The entries below go to distinct blocks, so
@@ -212,8 +216,6 @@ class Encoder:
         o = self.hidden
         for k in s.hands[me]:
             mv[o + k] = 1.0
-        played_all: list[int] = []
-        trick_value = TRICK_VALUE
         size_of, supply_of, altar_of, won_of, passes_of = self.count_values
         for p in range(n):
             r = rel[p]
@@ -230,21 +232,6 @@ class Encoder:
             o = self.received + r * C
             for k in s.received[p]:
                 mv[o + k] = 1.0
-            played = s.played[p]
-            if played:
-                o = self.played + r * C
-                for t, k in enumerate(played):
-                    mv[o + k] = trick_value[t]
-                played_all += played
-                if 1 in s.forced[p]:
-                    o = self.forced + r
-                    for t, f in enumerate(s.forced[p]):
-                        if f:
-                            mv[o + t * n] = 1.0
-            if s.revealed[p]:
-                o = self.revealed + r * C
-                for k, t in s.revealed[p]:
-                    mv[o + k] = trick_value[t]
             if s.voids[p]:
                 o = self.voids + r * V
                 for c in self.void_table[s.voids[p]]:
@@ -254,14 +241,13 @@ class Encoder:
             for k in s.passing[me]:
                 mv[o + k] = 1.0
         elif s.passed[me]:
+            played_all: list[int] = []
+            for cards in s.played:
+                played_all += cards
             for k in s.passed[me]:
                 if k not in played_all:
                     mv[o + k] = 1.0
         winners = s.trick_winners
-        if winners:
-            o = self.winners
-            for t, w in enumerate(winners):
-                mv[o + t * n + rel[w]] = 1.0
         # trick t is led by the amulet holder (t = 0) or by the winner of trick t - 1
         led = len(winners) + (1 if 0 < len(s.trick_seats) < n else 0)
         if led:
@@ -331,6 +317,49 @@ class Encoder:
         memo.board = board[:]
         memo.face_down = face_down[:]
 
+    def _round_record(self, s: "KabaalState", memo: "_SeatMemo", rel: list[int]) -> None:
+        """The played_round, forced_plays, revealed and trick_winners blocks for this seat, kept in
+        ``memo``: within a round the rules only append to played, forced, revealed and
+        trick_winners (a new round replaces the lists; an edit by hand calls touch(), which drops
+        the memo), so only the entries appended since this seat's last observation are written.
+        (Rewriting the whole record each time cost about a tenth of an observation.)"""
+        played = s.played
+        if memo.record_key is not played:  # a new round, or a new memo
+            memo.record_key = played
+            for block in self.record_blocks:
+                memo.full[block] = 0.0
+            memo.played_rows = [0] * self.n
+            memo.revealed_rows = [0] * self.n
+            memo.winner_rows = 0
+        mv = memo.full_mv
+        n, C = self.n, NUM_CARDS
+        for p in range(n):
+            cards = played[p]
+            done = memo.played_rows[p]
+            if len(cards) > done:
+                r = rel[p]
+                o = self.played + r * C
+                forced = s.forced[p]  # one entry per card played
+                for t in range(done, len(cards)):
+                    mv[o + cards[t]] = TRICK_VALUE[t]
+                    if forced[t]:
+                        mv[self.forced + t * n + r] = 1.0
+                memo.played_rows[p] = len(cards)
+            revealed = s.revealed[p]
+            done = memo.revealed_rows[p]
+            if len(revealed) > done:
+                o = self.revealed + rel[p] * C
+                for k, t in revealed[done:]:
+                    mv[o + k] = TRICK_VALUE[t]
+                memo.revealed_rows[p] = len(revealed)
+        winners = s.trick_winners
+        done = memo.winner_rows
+        if len(winners) > done:
+            o = self.winners
+            for t in range(done, len(winners)):
+                mv[o + t * n + rel[winners[t]]] = 1.0
+            memo.winner_rows = len(winners)
+
     def _board_indices(self, board, face_down, table, o: int, down: int) -> list[int]:
         """Indices (from ``o``) set to 1 for a board and its face-down cards; ``down``: the
         face-down block's offset from the board block's."""
@@ -384,13 +413,15 @@ class _SeatMemo:
     ``_enc_memo[seat]`` and dropped with its other caches (clones, restores, resampled worlds
     start without one). Its vectors are copied into each observation, never handed out."""
 
-    __slots__ = ("board", "face_down", "full", "board_mv", "log_key", "log", "log_rows", "log_last", "log_vec",
-                 "log_mv")
+    __slots__ = ("board", "face_down", "full", "full_mv", "board_mv", "log_key", "log", "log_rows", "log_last",
+                 "log_vec", "log_mv", "record_key", "played_rows", "revealed_rows", "winner_rows")
 
     def __init__(self, enc: Encoder) -> None:
-        # A whole observation vector holding only the two sections (board_mv and log_vec are
-        # views into it): each observation starts as a copy of it.
+        # A whole observation vector holding only the kept sections (board_mv and log_vec are
+        # views into it; the round's record is written through full_mv): each observation starts
+        # as a copy of it.
         self.full = np.zeros(enc.lay.size, dtype=np.float32)
+        self.full_mv = memoryview(self.full)
         # the board and face-down flags the section shows (an empty board: all zeros)
         self.board = [0] * NUM_AREAS
         self.face_down = [0] * NUM_AREAS
@@ -401,3 +432,8 @@ class _SeatMemo:
         self.log_last = None
         self.log_vec = self.full[enc.log_run]
         self.log_mv = memoryview(self.log_vec)
+        # the round's record of cards (Encoder._round_record): the entries written so far
+        self.record_key = None  # the round's ``played`` list (a new round replaces it)
+        self.played_rows = [0] * enc.n
+        self.revealed_rows = [0] * enc.n
+        self.winner_rows = 0
