@@ -24,16 +24,16 @@ if TYPE_CHECKING:
 _DECISION_INDEX = {"main": 0, "target": 1, "respond": 2, "redirect": 3, "star": 4, "necro": 5, "take": 6}
 _REASON_INDEX = {"witch": 0, "prank": 1, "rob": 2, "chaos_lose": 3, "chaos_give": 4, "cauldron": 5}
 _TYPES = range(NUM_TYPES)
-_FIFTHS = [0.2] * NUM_TYPES
 
 
-def _write_counts(mv: memoryview, base: int, counts: list[int], scales: list[float]) -> None:
-    """One count per card type, ``counts[c] * scales[c]`` at ``base + c``; zeros are left as
-    they are (the vector starts zeroed). The nonzero types are picked in C (compress): most of
-    the 14 counts of a hand, the discard pile or the deck's bounds are 0, and a Python loop
-    testing each cost more than the stores."""
+def _write_counts(mv: memoryview, base: int, counts: list[int], values: list[list[float]]) -> None:
+    """One count per card type, ``values[c][counts[c]]`` (the count scaled: the game's
+    ``scaled_counts`` or ``fifth_counts``) at ``base + c``; zeros are left as they are (the
+    vector starts zeroed). The nonzero types are picked in C (compress): most of the 14 counts of
+    a hand, the discard pile or the deck's bounds are 0, and a Python loop testing each cost more
+    than the stores."""
     for c in compress(_TYPES, counts):
-        mv[base + c] = counts[c] * scales[c]
+        mv[base + c] = values[c][counts[c]]
 
 
 def _write_rows(mv: memoryview, rows: list, me: int, shift: int, base: int, width: int,
@@ -194,7 +194,7 @@ def _encode_rebuilt(state: CabulaState, me: int, mv: memoryview) -> None:
         for j, f in enumerate(fresh):
             if f:
                 mv[base + (j - me) % n - 1] = f * 0.2
-    _write_counts(mv, o["my_rebuilt_draws"], state.rebuilt_drawn[me], _FIFTHS)
+    _write_counts(mv, o["my_rebuilt_draws"], state.rebuilt_drawn[me], state.game.fifth_counts)
     base = o["rebuilt_draws"]
     inv_total = 1.0 / state.game.total_cards
     totals = state._rebuilt_totals  # sum(row) of each rebuilt_drawn row, kept by the rules
@@ -216,9 +216,8 @@ def encode(state: CabulaState, me: int) -> np.ndarray:
     # later write to the same index wins in both.
     buf = np.zeros(g.layout.size, dtype=np.float32)
     mv = memoryview(buf)
-    inv = g.inv_comp_list
     hands = state.hands
-    _write_counts(mv, o["my_hand"], hands[me], _FIFTHS)
+    _write_counts(mv, o["my_hand"], hands[me], g.fifth_counts)
     hs, dp, st = o["hand_size"], o["displayed"], o["star_total"]
     sizes = state._hand_sizes  # sum(hands[p]) of each player, kept by the rules
     if sizes is None:
@@ -240,10 +239,11 @@ def encode(state: CabulaState, me: int) -> np.ndarray:
             r = (p - me) % n
             mv[am + r * nk + made[0]] = 1.0
             mv[amo + r * n + (made[1] - me) % n] = 1.0
-    _write_counts(mv, o["discard"], state.discard, inv)
-    _write_counts(mv, o["deck_floor"], state.deck_floor[me], inv)
+    scaled = g.scaled_counts
+    _write_counts(mv, o["discard"], state.discard, scaled)
+    _write_counts(mv, o["deck_floor"], state.deck_floor[me], scaled)
     if state.deck_cap_known:
-        _write_counts(mv, o["deck_cap"], state.deck_cap[me], inv)
+        _write_counts(mv, o["deck_cap"], state.deck_cap[me], scaled)
         mv[o["deck_cap_known"]] = 1.0
     mv[o["deck_size"]] = len(state.deck) / g.total_cards
     mv[o["turn"] + (state.turn - me) % n] = 1.0

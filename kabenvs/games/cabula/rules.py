@@ -188,6 +188,14 @@ class CabulaGame(Game):
         self.move_of = [cat.move(a) for a in range(cat.size)]
         self.obs_offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
         self.inv_comp_list = [1.0 / k if k else 0.0 for k in self.composition]
+        # encoding._write_counts' values: scaled[c][k] is k * inv_comp_list[c] (fifths[c][k]:
+        # k * 0.2) for every count k from -total_cards to total_cards (a negative k at its usual
+        # index from the end), the very doubles the products give: a look-up instead of an
+        # int-times-float product, which costs Python about as much as the store itself
+        top = self.total_cards
+        counts = list(range(top + 1)) + list(range(-top, 0))
+        self.scaled_counts = [[k * inv for k in counts] for inv in self.inv_comp_list]
+        self.fifth_counts = [[k * 0.2 for k in counts]] * NUM_TYPES
         # The spans of the observation holding a seat's knowledge rows (known_hands up to the end
         # of maybe2_count) and the shadow rows about its hand (their_known up to the end of
         # their_spent, their_fresh left at zero); encoding.py memoises each per seat.
