@@ -47,24 +47,30 @@ from kabenvs.core.errors import ConfigError
 from kabenvs.core.registry import game_class
 
 
+def play_game(env, seed: int, rnd: random.Random) -> int:
+    """One game through the full AEC loop from ``env.reset(seed=seed)``, each move picked by
+    ``rnd`` among the mask's nonzero ids (every row's picker); the steps with a choice."""
+    flatnonzero = np.flatnonzero
+    steps = 0
+    env.reset(seed=seed)
+    for _agent in env.agent_iter():
+        obs, _reward, term, trunc, _info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(rnd.choice(flatnonzero(obs["action_mask"]).tolist()))
+        steps += 1
+    return steps
+
+
 def bench_aec(env, seconds: float, seed: int = 0) -> dict:
     rnd = random.Random(seed)
     steps = games = 0
-    flatnonzero = np.flatnonzero
     start = time.perf_counter()
     cpu_start = time.process_time()
     deadline = start + seconds
-    episode = 0
     while time.perf_counter() < deadline:
-        env.reset(seed=seed + episode)
-        episode += 1
-        for agent in env.agent_iter():
-            obs, reward, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            env.step(rnd.choice(flatnonzero(obs["action_mask"]).tolist()))
-            steps += 1
+        steps += play_game(env, seed + games, rnd)
         games += 1
     elapsed = time.perf_counter() - start
     cpu = time.process_time() - cpu_start

@@ -300,3 +300,27 @@ def test_fingerprint_check_fails_on_a_config_it_never_recorded(tmp_path, capsys)
     path.write_text(json.dumps({**recorded, dropped: "0" * 64}))
     assert fp.main(["--check", str(path), "--env", "kabaleo_v0", "--games", "1"]) == 1
     assert f"DIFFERS: {dropped}" in capsys.readouterr().out
+
+
+# -- scripts/step_instructions.py: the fixed games it counts, and bad arguments ---------------------
+def test_step_instructions_plays_the_same_fixed_games_every_time():
+    si = _script("step_instructions")
+    import kabenvs
+
+    first = si.fixed_games(kabenvs.make("kabaleo_v0", num_players=2), 3)
+    again = si.fixed_games(kabenvs.make("kabaleo_v0", num_players=2), 3)
+    assert first == again and 3 * 10 < first < 3 * 100  # a Kabaleo game has tens of decisions
+    assert si.fixed_games(kabenvs.make("kabaleo_v0", num_players=2), 4) > first
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--env", "nope_v0"], "unknown env id"),
+    (["--env", "kabaal_v0", "--players", "7"], "allows [2, 3, 4]"),
+    (["--env", "kabaal_v0", "--tree", "/"], "holds no kabenvs package"),
+])
+def test_step_instructions_refuses_bad_arguments_in_one_line(args, says, capsys, monkeypatch):
+    si = _script("step_instructions")
+    monkeypatch.setattr(si.shutil, "which", lambda name: "/usr/bin/valgrind")  # checked before it
+    assert si.main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert says in err and "\n" not in err
