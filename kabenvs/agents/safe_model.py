@@ -204,6 +204,9 @@ def check_compatible(meta: dict[str, Any], game: Game, path: str | os.PathLike =
     """Raise ``ModelLoadError`` naming both sides if the model was made for another game, config,
     size, or (when the metadata carries fingerprints) another observation layout / action catalog."""
     want = game_metadata(game)
+    if isinstance(meta.get("game_config"), dict) and meta.get("env_id") == game.env_id:
+        # a model saved before an option was added played it at its default (GameConfig.completed)
+        meta = {**meta, "game_config": game.Config.completed(meta["game_config"])}
     fields = ("env_id", "game_config", "observation_size", "num_actions")
     diffs = [f for f in fields if meta.get(f) != want[f]]
     if diffs:

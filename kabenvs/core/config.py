@@ -78,6 +78,16 @@ class GameConfig:
     def to_dict(self) -> dict[str, Any]:
         return {f.name: _deep_list(getattr(self, f.name)) for f in dataclasses.fields(self)}
 
+    @classmethod
+    def completed(cls, options: dict[str, Any]) -> dict[str, Any]:
+        """``options`` as written by an earlier version (a model's metadata), with every field
+        added since at its default: a new option's default keeps the game as it was before the
+        option existed (docs/adding_a_game.md), so such a model played exactly that. Keys this
+        version does not know, and values that differ, are kept as they are (and still differ)."""
+        added = {f.name: _deep_list(f.default) for f in dataclasses.fields(cls)
+                 if f.name not in options and f.default is not dataclasses.MISSING}
+        return {**added, **options}
+
 
 def _deep_tuple(value):
     return tuple(_deep_tuple(v) for v in value) if isinstance(value, list) else value

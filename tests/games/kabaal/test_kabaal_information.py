@@ -354,3 +354,22 @@ def test_a_model_for_the_older_observation_is_refused():
     with pytest.raises(ModelLoadError, match="observation_size") as err:
         check_compatible(old, game, "kab3_old")
     assert "observation size 1128" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_model_saved_before_the_reward_option_still_loads():
+    """The reward option came after the shipped agents were saved: their game_config lacks it and
+    reads as the default (GameConfig.completed), while a model for another value is refused."""
+    from kabenvs.agents.safe_model import ModelLoadError, check_compatible, game_metadata
+
+    game = KabaalGame(num_players=2)
+    before = game_metadata(game)
+    before["game_config"] = {k: v for k, v in before["game_config"].items() if k != "reward"}
+    check_compatible(before, game, "kab2_before")  # no error
+    other = game_metadata(KabaalGame(num_players=2, reward="score"))
+    with pytest.raises(ModelLoadError, match="game_config") as err:
+        check_compatible(other, game, "kab2_score")
+    assert "reward='score'" in str(err.value) and "\n" not in str(err.value)
+    unknown = game_metadata(game)
+    unknown["game_config"] = {**unknown["game_config"], "house_rule": True}  # a newer version's option
+    with pytest.raises(ModelLoadError, match="game_config"):
+        check_compatible(unknown, game, "kab2_newer")
