@@ -60,12 +60,11 @@ class ObservationLayout:
         return "\n".join(rows)
 
 
-
 def copy_rotated(buf: np.ndarray, lo: int, rows: np.ndarray, width: int, seat: int) -> None:
     """Write ``rows`` (one row of ``width`` floats per seat in absolute order, flattened) into
     ``buf`` from ``lo`` on, seat-relative: ``seat``'s row first, then the next seats in order, in
     two slice copies. For blocks every seat reads alike but rotated (what everyone knows of each
-    hand): a game encodes them once per state instead of once per observation."""
+    hand, in Cábula): a game encodes them once per state instead of once per observation."""
     hi = lo + len(rows)
     cut = seat * width
     if cut:
