@@ -17,11 +17,13 @@ options plus ``rng_seed``. What the OpenSpiel game is, exactly:
 - the current player is the seat that must decide, also out of turn; the legal actions are the
   state's own legal actions, ascending; actions are the game's catalog ids with its names;
 - the information-state tensor **and** the observation tensor are the kabenvs observation of the
-  seat (its information state with perfect recall), with named views per observation block;
+  seat (its information state, with the summaries its game's docs page names, if any:
+  ``State.recall_gap``), with named views per observation block;
 - the observation string is the seat's render (``State.render(seat)``, what the seat sees on the
-  table); the information-state string is that render plus one line with a digest of the seat's
-  observation, so two different information states never share a string even where the render
-  summarises;
+  table); the information-state string is that render plus one line with the seat's exact
+  information state (``kabenvs.core.view_history``: a digest of everything the seat has read since
+  the deal), so two histories the seat can tell apart never share a string, even where the render
+  or the observation summarises: OpenSpiel's tabular algorithms and ISMCTS key their nodes by it;
 - ``resample_from_infostate(player, sampler)`` is the kabenvs ``resample_hidden``: a world the seat
   cannot tell from the real one, with a fresh future. OpenSpiel's ISMCTS bot uses it as is.
 - States are not serialisable through OpenSpiel (a kabenvs save is ``state.kabenvs_state.to_json()``).
@@ -29,7 +31,6 @@ options plus ``rng_seed``. What the OpenSpiel game is, exactly:
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,7 @@ import numpy as np
 from kabenvs.core.errors import ConfigError
 from kabenvs.core.game import Game, State
 from kabenvs.core.registry import env_ids, game_class
+from kabenvs.core.view_history import ViewHistory
 from kabenvs.extras import require
 
 pyspiel = require("pyspiel", "openspiel")
@@ -113,9 +115,12 @@ class KabenvsGame(pyspiel.Game):
 class KabenvsState(pyspiel.State):
     """An OpenSpiel state holding a live kabenvs ``State`` (``kabenvs_state``)."""
 
-    def __init__(self, game: KabenvsGame, kabenvs_state: State) -> None:
+    def __init__(self, game: KabenvsGame, kabenvs_state: State, views: ViewHistory | None = None) -> None:
         super().__init__(game)
         self.kabenvs_state = kabenvs_state
+        # what each seat has read, for the information-state string: built by replay for a seat
+        # the first time it is asked for, then extended at every move
+        self.views = views if views is not None else ViewHistory()
 
     def current_player(self) -> int:
         p = self.kabenvs_state.current_player
@@ -127,7 +132,13 @@ class KabenvsState(pyspiel.State):
         return sorted(self.kabenvs_state.legal_actions())
 
     def _apply_action(self, action: int) -> None:
-        self.kabenvs_state.apply(int(action))
+        ks = self.kabenvs_state
+        if not self.views.tracking:
+            ks.apply(int(action))
+            return
+        before = ks.clone()  # narrate reads the position before the move
+        ks.apply(int(action))
+        self.views.extend(before, ks, int(action))
 
     def _action_to_string(self, player: int, action: int) -> str:
         return self.kabenvs_state.game.catalog.name(int(action))
@@ -149,10 +160,17 @@ class KabenvsState(pyspiel.State):
         except Exception:  # OpenSpiel's samplers are not callable from Python in every version
             seed = int(self.get_game()._rng.integers(2**63))
         world = self.kabenvs_state.resample_hidden(int(player_id), np.random.default_rng(seed))
-        return KabenvsState(self.get_game(), world)
+        # The seat read the same things in the world as here (the contract of resample_hidden,
+        # which the shared kit checks by replaying worlds step by step), so its digest carries
+        # over (built here first if no one asked for it yet); the other seats read other things
+        # there, and theirs are built when asked for by replaying the world from its own start
+        # (the deal, or the position the resampler rewrote from: Kabaal's current round), so
+        # worlds drawn for one decision key the other seats' nodes alike when they agree.
+        self.views.key(self.kabenvs_state, int(player_id))
+        return KabenvsState(self.get_game(), world, self.views.copy(seats={int(player_id)}))
 
     def __deepcopy__(self, memo) -> KabenvsState:  # clone(): the kabenvs state's own cheap copy
-        return KabenvsState(self.get_game(), self.kabenvs_state.clone())
+        return KabenvsState(self.get_game(), self.kabenvs_state.clone(), self.views.copy())
 
     def __str__(self) -> str:
         return self.kabenvs_state.render(None)
@@ -162,8 +180,9 @@ class KabenvsObserver:
     """OpenSpiel's Python observer: the seat's kabenvs observation and render.
 
     Only observations of one seat's private information are defined (the kabenvs observation is
-    per seat); the tensor is the same for perfect-recall information states and observations,
-    because the kabenvs observation already is the seat's information state with perfect recall.
+    per seat); the tensor is the same for perfect-recall information states and observations:
+    the kabenvs observation is the seat's information state (up to the summaries its game names).
+    The perfect-recall string is exact: the render plus the seat's ``ViewHistory`` key.
     """
 
     def __init__(self, game: Game, iig_obs_type=None, params=None) -> None:
@@ -180,12 +199,10 @@ class KabenvsObserver:
         self.tensor[:] = state.kabenvs_state.observation(int(player))
 
     def string_from(self, state: KabenvsState, player: int) -> str:
-        ks = state.kabenvs_state
-        text = ks.render(int(player))
+        text = state.kabenvs_state.render(int(player))
         if not self.perfect_recall:
             return text
-        digest = hashlib.sha1(np.ascontiguousarray(ks.observation(int(player)), np.float32).tobytes()).hexdigest()
-        return f"{text}\ninformation state {digest[:16]}"
+        return f"{text}\ninformation state {state.views.key(state.kabenvs_state, int(player))}"
 
 
 def register(env_id: str) -> str:
