@@ -527,7 +527,7 @@ def test_a_world_that_followed_the_truth_is_replaced_by_an_earlier_draw(algo, mo
     assert len({card for card, _ in walked}) > 1  # usual worlds vary the other card
 
 
-def test_a_marked_first_world_is_drawn_again_and_used_only_if_every_retry_is_marked():
+def test_a_marked_first_world_is_drawn_again_and_never_walked_when_every_retry_is_marked():
     from kabenvs.agents.search.tree import Worlds
 
     game = _HighCardGame(num_players=2)
@@ -546,7 +546,44 @@ def test_a_marked_first_world_is_drawn_again_and_used_only_if_every_retry_is_mar
     always._calls = 1
     always.resample_hidden = lambda player, rng=None: _marked_copy(always)
     lonely = Worlds(always, 0)
-    assert lonely.draw(rng)._followed_truth and (lonely.followed_truth, lonely.replaced) == (1, 0)
+    assert lonely.draw(rng) is None  # nothing to walk in its place: the simulation is not run
+    assert (lonely.followed_truth, lonely.replaced, lonely.skipped) == (1, 0, 1)
+
+
+@pytest.mark.parametrize("algo", ["ismcts", "pimc"])
+def test_a_search_whose_every_world_followed_the_truth_chooses_without_them(algo, monkeypatch):
+    """Every world comes back marked: the search walks none (it would read the other's real card
+    from them) and chooses from the seat's own information: a uniformly random legal move, or the
+    prior's most likely one."""
+    game = _HighCardGame(num_players=2)
+    walked = []
+    plain = Tree.iterate
+
+    def spy(self, world, rng):
+        walked.append(world)
+        return plain(self, world, rng)
+
+    monkeypatch.setattr(Tree, "iterate", spy)
+    chosen = set()
+    for seed in range(12):
+        state = game.new_state(seed)
+        state.resample_hidden = lambda player, rng=None, s=state: _marked_copy(s)
+        agent = SearchAgent(seed=seed, sims=20, algo=algo, worlds=4 if algo == "pimc" else None)
+        move = _ask(agent, state)
+        assert move in state.legal_actions() and agent.last_iterations == 0
+        assert agent.last_worlds.skipped == agent.last_worlds.followed_truth > 0
+        chosen.add(move)
+    assert walked == [] and len(chosen) > 1  # random among the legal moves, not a fixed one
+
+    def prior(state, player):
+        probs = np.zeros(state.game.num_actions)
+        probs[state.legal_actions()[-1]] = 1.0
+        return probs, None
+
+    state = game.new_state(3)
+    state.resample_hidden = lambda player, rng=None: _marked_copy(state)
+    guided = SearchAgent(seed=0, sims=20, algo=algo, prior=prior)
+    assert _ask(guided, state) == state.legal_actions()[-1] and walked == []
 
 
 def _marked_copy(state):

@@ -130,7 +130,21 @@ class SearchAgent:
         else:
             stats, done = pimc(state, me, rng, make_tree, self.sims, self.time, self.worlds, source)
         self.last_stats, self.last_iterations, self.last_worlds = stats, done, source
+        if done == 0:  # no world could be drawn that does not follow the real hidden choices
+            return self._choose_unsearched(state, me, rng)
         return max(stats, key=lambda a: (stats[a][0], stats[a][1], -a))
+
+    def _choose_unsearched(self, state: State, me: int, rng: np.random.Generator) -> int:
+        """A move chosen from the seat's own information only, for a decision where every world
+        the resampler gave followed the real hidden choices (walking one would read them): the
+        prior's most likely move when there is a prior (it reads the seat's observation), else a
+        uniformly random legal move."""
+        legal = state.legal_actions()
+        if self.prior is not None:
+            probs, _ = self.prior(state, me)
+            if probs is not None:
+                return max(legal, key=lambda a: (probs[a], -a))
+        return int(legal[int(rng.integers(len(legal)))])
 
     def _rollout_for(self, game: Game):
         key = game.env_id

@@ -266,8 +266,10 @@ class Worlds:
     out of budget looking for one that varies them). Such a world would tell the search which
     card went, so a copy of a world drawn earlier in this search the usual way (the first
     ``KEEP`` are kept, each as likely as any other draw) is walked in its place, with a fresh
-    future. When none has been drawn yet, up to ``RETRIES`` more worlds are drawn at once, and the
-    marked one is used only if they all come back marked too. The draws depend only on the state
+    future. When none has been drawn yet, up to ``RETRIES`` more worlds are drawn at once; when
+    they all come back marked too, ``draw`` returns None and that simulation is not run (a marked
+    world is never walked: the search would read the real hidden choices from it). A search that
+    got no world at all chooses without one (``SearchAgent``). The draws depend only on the state
     and ``rng``, so a seeded search stays reproducible."""
 
     KEEP = 16
@@ -278,8 +280,9 @@ class Worlds:
         self.kept: list[State] = []
         self.followed_truth = 0  # marked worlds the resampler returned
         self.replaced = 0  # of those, how many were replaced by a kept world
+        self.skipped = 0  # of those, how many had no replacement: the simulation was not run
 
-    def draw(self, rng: np.random.Generator) -> State:
+    def draw(self, rng: np.random.Generator) -> State | None:
         world = self.state.resample_hidden(self.me, rng)
         if not getattr(world, "_followed_truth", False):
             return self._keep(world)
@@ -290,10 +293,12 @@ class Worlds:
                 if not getattr(again, "_followed_truth", False):
                     self.replaced += 1
                     return self._keep(again)
-        if self.kept:
-            world = self.kept[int(rng.integers(len(self.kept)))].clone()
-            world.rng = fresh_generator(rng)
-            self.replaced += 1
+        if not self.kept:
+            self.skipped += 1
+            return None
+        world = self.kept[int(rng.integers(len(self.kept)))].clone()
+        world.rng = fresh_generator(rng)
+        self.replaced += 1
         return world
 
     def _keep(self, world: State) -> State:
@@ -310,12 +315,16 @@ def fresh_generator(rng: np.random.Generator) -> np.random.Generator:
 def ismcts(state: State, me: int, rng: np.random.Generator, make_tree: Callable[[], Tree],
            sims: int | None, seconds: float | None,
            source: Worlds | None = None) -> tuple[dict[int, tuple[int, float]], int]:
-    """Single-observer ISMCTS from ``state`` for seat ``me``: (root statistics, iterations)."""
+    """Single-observer ISMCTS from ``state`` for seat ``me``: (root statistics, simulations run;
+    a budget step whose world could not be drawn runs none)."""
     tree = make_tree()
     worlds = source if source is not None else Worlds(state, me)
     done = 0
     for _ in budget_loop(sims, seconds):
-        tree.iterate(worlds.draw(rng), rng)
+        world = worlds.draw(rng)
+        if world is None:
+            continue
+        tree.iterate(world, rng)
         done += 1
     return tree.root_counts(me, state.legal_actions()), done
 
@@ -323,12 +332,14 @@ def ismcts(state: State, me: int, rng: np.random.Generator, make_tree: Callable[
 def pimc(state: State, me: int, rng: np.random.Generator, make_tree: Callable[[], Tree],
          sims: int | None, seconds: float | None, worlds: int,
          source: Worlds | None = None) -> tuple[dict[int, tuple[int, float]], int]:
-    """Determinized search: ``worlds`` fixed worlds, one UCT tree each, root visits summed."""
+    """Determinized search: ``worlds`` fixed worlds (fewer when some could not be drawn), one
+    UCT tree each, root visits summed."""
     source = source if source is not None else Worlds(state, me)
-    samples = [source.draw(rng) for _ in range(worlds)]
+    samples = [w for w in (source.draw(rng) for _ in range(worlds)) if w is not None]
     trees = [make_tree() for _ in samples]
+    worlds = len(samples)
     done = 0
-    for i in budget_loop(sims, seconds):
+    for i in budget_loop(sims, seconds) if samples else ():
         k = i % worlds
         world = samples[k].clone()
         world.rng = fresh_generator(rng)  # the hidden cards are fixed per world; future chance is not
