@@ -25,7 +25,8 @@ options plus ``rng_seed``. What the OpenSpiel game is, exactly:
   the deal), so two histories the seat can tell apart never share a string, even where the render
   or the observation summarises: OpenSpiel's tabular algorithms and ISMCTS key their nodes by it;
 - ``resample_from_infostate(player, sampler)`` is the kabenvs ``resample_hidden``: a world the seat
-  cannot tell from the real one, with a fresh future. OpenSpiel's ISMCTS bot uses it as is.
+  cannot tell from the real one, with a fresh future, never one that followed the real hidden
+  choices where another can be had (``_world``). OpenSpiel's ISMCTS bot uses it as is.
 - States are not serialisable through OpenSpiel (a kabenvs save is ``state.kabenvs_state.to_json()``).
 """
 
@@ -35,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from kabenvs.agents.search.tree import Worlds
 from kabenvs.core.errors import ConfigError
 from kabenvs.core.game import Game, State
 from kabenvs.core.registry import env_ids, game_class
@@ -121,6 +123,8 @@ class KabenvsState(pyspiel.State):
         # what each seat has read, for the information-state string: built by replay for a seat
         # the first time it is asked for, then extended at every move
         self.views = views if views is not None else ViewHistory()
+        self._worlds = None  # ((seat, moves played), the search bot's Worlds for that position)
+        self.worlds_followed_truth = 0
 
     def current_player(self) -> int:
         p = self.kabenvs_state.current_player
@@ -159,7 +163,7 @@ class KabenvsState(pyspiel.State):
             seed = int(float(probability_sampler()) * 2**53)
         except Exception:  # OpenSpiel's samplers are not callable from Python in every version
             seed = int(self.get_game()._rng.integers(2**63))
-        world = self.kabenvs_state.resample_hidden(int(player_id), np.random.default_rng(seed))
+        world = self._world(int(player_id), np.random.default_rng(seed))
         # The seat read the same things in the world as here (the contract of resample_hidden,
         # which the shared kit checks by replaying worlds step by step), so its digest carries
         # over (built here first if no one asked for it yet); the other seats read other things
@@ -168,6 +172,28 @@ class KabenvsState(pyspiel.State):
         # worlds drawn for one decision key the other seats' nodes alike when they agree.
         self.views.key(self.kabenvs_state, int(player_id))
         return KabenvsState(self.get_game(), world, self.views.copy(seats={int(player_id)}))
+
+    # draws per call before a world that follows the real hidden choices is handed out
+    WORLD_TRIES = 8
+
+    def _world(self, player: int, rng: np.random.Generator) -> State:
+        """``resample_hidden`` through the search bot's ``Worlds`` (one per seat, for this
+        position): a world the resampler marks as following the real hidden choices (its budget
+        ran out: Cábula, Alakazum!) is replaced by a copy of an earlier usual world for the same
+        position, or drawn again. OpenSpiel needs a state back, so only when ``WORLD_TRIES``
+        draws in a row all fall back with no earlier world to copy is a marked one returned
+        (still consistent with the seat's history; counted in ``worlds_followed_truth``)."""
+        key = (player, len(self.kabenvs_state.history))
+        if self._worlds is None or self._worlds[0] != key:
+            self._worlds = (key, Worlds(self.kabenvs_state, player))
+        source = self._worlds[1]
+        for _ in range(self.WORLD_TRIES):
+            world = source.draw(rng)
+            if world is not None:
+                return world
+        world = self.kabenvs_state.resample_hidden(player, rng)
+        self.worlds_followed_truth += bool(getattr(world, "_followed_truth", False))
+        return world
 
     def __deepcopy__(self, memo) -> KabenvsState:  # clone(): the kabenvs state's own cheap copy
         return KabenvsState(self.get_game(), self.kabenvs_state.clone(), self.views.copy())

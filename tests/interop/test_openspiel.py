@@ -222,6 +222,43 @@ def test_resampled_worlds_keep_the_seats_view_and_draw_a_fresh_future():
     assert len(hidden) > 1  # the hidden cards really are resampled
 
 
+def test_a_world_that_followed_the_truth_is_not_handed_to_openspiel():
+    # The resampler gives up every other call and keeps the real hidden choices (marked, as
+    # Cábula's and Alakazum!'s do when their budget runs out): OpenSpiel gets a usual world every
+    # time (a fresh draw, or a copy of one drawn earlier for this position), never a marked one.
+    game = load_game("cabula_v0", num_players=3, rng_seed=4)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    ks = state.kabenvs_state
+    real, marked, calls = ks.resample_hidden, [], [0]
+
+    def giving_up(player, rng=None):
+        calls[0] += 1
+        world = real(player, rng)
+        if calls[0] % 2 == 0:
+            world._followed_truth = True
+            marked.append(world)
+        return world
+
+    ks.resample_hidden = giving_up
+    p = state.current_player()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    handed = [state.resample_from_infostate(p, sampler) for _ in range(12)]
+    assert len(marked) >= 5 and state.worlds_followed_truth == 0
+    assert not any(w.kabenvs_state is m for w in handed for m in marked)
+    assert all(w.information_state_string(p) == state.information_state_string(p) for w in handed)
+    ks.resample_hidden = lambda player, rng=None: marked[0]  # every draw gives up: the last resort
+    assert state.resample_from_infostate(p, sampler) is not None
+    assert state.worlds_followed_truth == 0  # the position's earlier usual worlds are copied instead
+    state.apply_action(int(rng.choice(state.legal_actions())))
+    q = state.current_player()
+    ks.resample_hidden = lambda player, rng=None: marked[0]
+    assert state.resample_from_infostate(q, sampler).kabenvs_state is marked[0]
+    assert state.worlds_followed_truth == 1  # a new position with nothing drawn before: counted
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("env_id, players", TABLES)
 def test_openspiels_random_sim_test(env_id, players):
