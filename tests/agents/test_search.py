@@ -220,16 +220,18 @@ def test_search_leaves_the_real_state_alone():
     assert state.to_json() == before
 
 
-# The same seed gives the same move on every state the seat cannot tell apart only where
-# resample_hidden draws the same world from the same generator whatever the truth: Kabaleo. The
-# others replay the real game to find what the seat saw and draw in an order that follows it, so
-# a seeded search there may pick another move on a resampled state (the same distribution of
-# worlds, another draw). See docs/search.md.
+# The same seed gives the same move on every state the seat cannot tell apart where
+# resample_hidden draws the same world from the same generator whatever the truth: Kabaleo,
+# Kabaal, Barakka, and Cábula for the worlds it builds the usual way. Alakazum! relabels the
+# real game's cards and draws in an order that follows them, so a seeded search there may pick
+# another move on a resampled state (the same distribution of worlds, another draw). See
+# docs/search.md.
 @pytest.mark.parametrize("algo", ALGOS)
-@pytest.mark.parametrize("env_id", ["kabaleo_v0", "cabula_v0"])
-def test_the_move_depends_only_on_the_seats_information(env_id, algo):
+@pytest.mark.parametrize("env_id, players", [("kabaleo_v0", 3), ("cabula_v0", 3), ("kabaal_v0", 3),
+                                             ("kabaal_v0", 4), ("barakka_v0", 2)])
+def test_the_move_depends_only_on_the_seats_information(env_id, players, algo):
     for seed in range(3):
-        state = _position(env_id, seed=seed, players=3)
+        state = _position(env_id, seed=seed, players=players)
         p = state.current_player
         world = state.resample_hidden(p, np.random.default_rng(100 + seed))
         assert world.observation(p).tobytes() == state.observation(p).tobytes()

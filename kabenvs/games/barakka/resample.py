@@ -96,7 +96,9 @@ def resample(state: "BarakkaState", player: int, rng: np.random.Generator) -> "B
 
 def _deal(walk: Walk, rng: np.random.Generator) -> dict[Slot, int]:
     slots = walk.hidden
-    cards = [walk.card_at(slot) for slot in slots]
+    # sorted: the same generator deals the same world whatever the truth (the slots' order is
+    # public; the cards in them, read from the real deal, are not)
+    cards = sorted(walk.card_at(slot) for slot in slots)
     return {slot: cards[i] for slot, i in zip(slots, rng.permutation(len(slots)))}
 
 

@@ -953,11 +953,13 @@ class KabaalState(State):
         sizes = [len(z) for z in zones]
         pool = [k for z in zones for k in z]
         checks = self._deal_checks(others)
-        deal = self._sample_deal(pool, sizes, len(others), checks, fresh, self.resample_tries)
+        # sorted: the same generator deals the same world whatever the truth
+        deal = self._sample_deal(sorted(pool), sizes, len(others), checks, fresh, self.resample_tries)
         world = self._world_from(others, deal, sizes, fresh)
         if world is None:  # pragma: no cover - the constraints are exact; kept as a safety net
             KabaalState.resample_failures += 1
             world = self._world_from(others, pool, sizes, fresh)
+            world._followed_truth = True  # the real deal: a search must not walk it
         return world
 
     def _deal_checks(self, others: list[int]) -> list[list[tuple]]:
@@ -1020,9 +1022,10 @@ class KabaalState(State):
             deal = [int(k) for k in rng.permutation(pool)] if pool else []
             if all(fits(deal, i) for i in range(n_hands)):
                 return deal
-        # Random walk from the real deal (which fits): swap two cards of different zones when both
-        # zones still fit. Its stationary distribution is uniform over the fitting deals.
-        deal = list(pool)
+        # Random walk from a fitting deal found without the real one (a walk from the real deal
+        # would draw worlds near the truth): swap two cards of different zones when both zones
+        # still fit. Its stationary distribution is uniform over the fitting deals.
+        deal = self._fitting_deal(pool, sizes, n_hands, checks, rng)
         zone_of = [i for i in range(len(sizes)) for _ in range(sizes[i])]
         m = len(deal)
         for _ in range(40 * m if m > 1 else 0):
@@ -1034,6 +1037,64 @@ class KabaalState(State):
             if (za < n_hands and not fits(deal, za)) or (zb < n_hands and not fits(deal, zb)):
                 deal[a], deal[b] = deal[b], deal[a]
         return deal
+
+    @classmethod
+    def _fitting_deal(cls, pool, sizes, n_hands, checks, rng) -> list[int]:
+        """A deal of ``pool`` into the zones where every hidden hand fits its checks, found from
+        the pool and the checks alone (never from the real deal), at random.
+
+        A hand fits or not by its colour counts only (``_deal_fits``), so the search is over one
+        count vector per hand: each hand's fitting vectors in a random order, depth first, with
+        the dead ends (hand, cards left per colour) remembered. The real deal fits, so there is
+        always one. Then each hand takes its counts from the colours' cards in a random order,
+        and the rest fill the other zones."""
+        by_colour: list[list[int]] = [[] for _ in range(5)]
+        for k in pool:
+            by_colour[COLOUR[k]].append(k)  # NO_COLOUR (-1) is column 4, as in _deal_fits
+        avail = tuple(len(c) for c in by_colour)
+        sample = [c[0] if c else -1 for c in by_colour]
+
+        def vectors(size: int, left: tuple, col: int = 0):
+            if col == 4:
+                if size <= left[4]:
+                    yield (size,)
+                return
+            for n in range(min(size, left[col]) + 1):
+                for rest in vectors(size - n, left, col + 1):
+                    yield (n,) + rest
+
+        options = []
+        for i in range(n_hands):
+            fitting = [v for v in vectors(sizes[i], avail)
+                       if cls._deal_fits([sample[c] for c in range(5) for _ in range(v[c])], checks[i])]
+            options.append([fitting[j] for j in rng.permutation(len(fitting))])
+        dead: set = set()
+        chosen: list[tuple] = []
+
+        def place(i: int, left: tuple) -> bool:
+            if i == n_hands:
+                return True
+            if (i, left) in dead:
+                return False
+            for v in options[i]:
+                if all(v[c] <= left[c] for c in range(5)):
+                    chosen.append(v)
+                    if place(i + 1, tuple(left[c] - v[c] for c in range(5))):
+                        return True
+                    chosen.pop()
+            dead.add((i, left))
+            return False
+
+        if not place(0, avail):  # pragma: no cover - the real deal fits, so one exists
+            raise RuntimeError("Kabaal resampling: no deal fits the seat's history")
+        shuffled = [[c[j] for j in rng.permutation(len(c))] for c in by_colour]
+        deal: list[int] = []
+        for v in chosen:
+            for c in range(5):
+                deal += shuffled[c][:v[c]]
+                shuffled[c] = shuffled[c][v[c]:]
+        rest = [k for c in shuffled for k in c]
+        return deal + [rest[j] for j in rng.permutation(len(rest))]
 
     def _world_from(self, others, deal, sizes, rng) -> "KabaalState | None":
         """The world whose round began with the other hands re-dealt as ``deal`` says, replayed

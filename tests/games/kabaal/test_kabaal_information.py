@@ -236,6 +236,32 @@ def test_random_walk_resampling_keeps_every_constraint(monkeypatch):
     assert KabaalState.resample_failures == failures
 
 
+@pytest.mark.parametrize("tries", [64, 0])
+def test_the_same_generator_deals_the_same_world_whatever_the_truth(tries, monkeypatch):
+    """Two states a seat cannot tell apart (the real one and a world of it) resampled with the same
+    generator give the same world, by rejection and by the swap walk (``tries`` 0), whose start
+    is found from the seat's information alone, never from the real deal (a walk from the real
+    deal would draw worlds near the truth)."""
+    monkeypatch.setattr(KabaalState, "resample_tries", tries)
+    compared = 0
+    for players in (2, 4):
+        game = KabaalGame(num_players=players)
+        rnd = random.Random(players)
+        s = game.new_state(players)
+        step = 0
+        while s.current_player is not None:
+            if step % 9 == 4:
+                p = s.current_player
+                other = s.resample_hidden(p, np.random.default_rng(1000 + step))
+                a = s.resample_hidden(p, np.random.default_rng(step))
+                b = other.resample_hidden(p, np.random.default_rng(step))
+                assert a.to_json() == b.to_json(), step
+                compared += other.to_json() != s.to_json()
+            s.apply(rnd.choice(s.legal_actions()))
+            step += 1
+    assert compared > 20
+
+
 def test_hidden_zones_are_the_other_hands_their_passes_and_the_undealt():
     s = KabaalGame(num_players=3).new_state(0)
     p = s.current_player
