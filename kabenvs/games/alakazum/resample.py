@@ -402,12 +402,18 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     return memo[key]
 
 
+# Greedy tries of _assign before the complete matching (about 2 in 800 resamples at 5 players
+# need it).
+ASSIGN_TRIES = 8
+
+
 def _assign(cs, need_hand: list[int], need_other: list[int], free: list[int], barred: dict[int, set[int]],
             rng: np.random.Generator) -> dict[int, int]:
     """A random bijection of the never-seen cards onto themselves: a card in another hand gets a
     hand card (and none an Alakazum would have shown), a kept Forest Magic card a non-hand card,
-    the rest any. Most constrained positions first; the identity is always a valid answer, so
-    after a few unlucky tries it is returned."""
+    the rest any. Most constrained positions first, greedily; after ``ASSIGN_TRIES`` unlucky
+    tries, a complete random matching (``_random_matching``). Never the identity for lack of
+    luck: that would be the real deal, a world that tells a search where every card is."""
     cards = need_hand + need_other + free
     hand_set = set(need_hand)
     other_set = set(need_other)
@@ -427,7 +433,7 @@ def _assign(cs, need_hand: list[int], need_other: list[int], free: list[int], ba
         return True
 
     options = {c: [d for d in cards if allowed(c, d)] for c in cards}
-    for _ in range(8):
+    for _ in range(ASSIGN_TRIES):
         order = sorted(cards, key=lambda c: (len(options[c]), rng.random()))
         left = set(cards)
         sigma: dict[int, int] = {}
@@ -440,7 +446,38 @@ def _assign(cs, need_hand: list[int], need_other: list[int], free: list[int], ba
             left.discard(d)
         else:
             return sigma
-    return {c: c for c in cards}
+    return _random_matching(cards, options, rng)
+
+
+def _random_matching(cards: list[int], options: dict[int, list[int]], rng: np.random.Generator) -> dict[int, int]:
+    """A perfect matching of ``cards`` onto themselves within ``options``, at random: augmenting
+    paths (Kuhn's algorithm) taken in random orders, then random swaps of two cards' labels that
+    both still allow, to move away from where the paths landed. One exists (the identity), so
+    the paths always complete."""
+    match: dict[int, int] = {}  # label -> card
+    allowed = {c: set(options[c]) for c in cards}
+
+    def augment(c: int, seen: set[int]) -> bool:
+        for j in rng.permutation(len(options[c])):
+            d = options[c][int(j)]
+            if d in seen:
+                continue
+            seen.add(d)
+            if d not in match or augment(match[d], seen):
+                match[d] = c
+                return True
+        return False
+
+    for i in rng.permutation(len(cards)):
+        if not augment(cards[int(i)], set()):  # pragma: no cover - the identity is a matching
+            raise RuntimeError("Alakazum! resampling: no relabelling keeps what the seat saw")
+    sigma = {c: d for d, c in match.items()}
+    n = len(cards)
+    for _ in range(20 * n if n > 1 else 0):
+        a, b = cards[int(rng.integers(n))], cards[int(rng.integers(n))]
+        if a != b and sigma[b] in allowed[a] and sigma[a] in allowed[b]:
+            sigma[a], sigma[b] = sigma[b], sigma[a]
+    return sigma
 
 
 def _hats_being_paid(state: "AlakazumState", p: int, hidden: set[int]) -> set[int]:

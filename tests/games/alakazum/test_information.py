@@ -264,3 +264,29 @@ def test_a_world_that_keeps_the_real_choices_for_lack_of_budget_is_marked(monkey
     world = s.resample_hidden(2, np.random.default_rng(0))
     assert world._followed_truth
     assert not world.clone()._followed_truth  # the mark is the resampler's word on this world only
+
+
+def test_the_complete_relabelling_keeps_every_constraint_and_is_not_the_real_deal(monkeypatch):
+    """With the greedy relabelling switched off (``ASSIGN_TRIES`` 0), the complete random matching
+    alone relabels the never-seen cards: the worlds replay for every seat, and they vary (it used
+    to return the identity, the real deal, after eight unlucky greedy tries)."""
+    import random
+
+    from kabenvs.games.alakazum import resample
+
+    monkeypatch.setattr(resample, "ASSIGN_TRIES", 0)
+    moved = 0
+    for players in (2, 5):
+        game = AlakazumGame(num_players=players)
+        s = game.new_state(np.random.default_rng(players))
+        rnd = random.Random(players)
+        for step in range(160):
+            if s.current_player is None:
+                break
+            if step % 40 == 39:
+                replays_for_every_seat(s, tries=2, seed=step)
+                p = s.current_player
+                world = s.resample_hidden(p, np.random.default_rng(step))
+                moved += world.hands != s.hands or world.forest != s.forest
+            s.apply(rnd.choice(s.legal_actions()))
+    assert moved >= 6
