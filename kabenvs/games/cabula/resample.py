@@ -214,7 +214,9 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     for a in actions[begin:]:
         world.apply(a)
     world.rng = np.random.default_rng(rng.integers(0, 2**63))
-    world._followed_truth = mode == "truth"  # a search walks an earlier world instead (search.tree.Worlds)
+    # "seen" and "truth" worlds follow the real game in part or in full (which card of a kind
+    # left, or every choice): a search walks an earlier "free" world instead (search.tree.Worlds)
+    world._followed_truth = mode != "free"
     return world
 
 

@@ -267,8 +267,9 @@ def test_the_same_generator_gives_the_same_world_whatever_the_truth():
 
 
 def test_a_world_that_follows_the_real_game_for_lack_of_budget_is_marked(monkeypatch):
-    """Built the usual way a world is unmarked; the last resort (every choice as in the real
-    game, forced here) marks it (``_followed_truth``), so a search walks another in its place."""
+    """Built the usual way a world is unmarked; the two fallbacks (the real token first for a card
+    the seat saw leave, then every choice as in the real game, each forced here) mark it
+    (``_followed_truth``), so a search walks another in its place."""
     import random
 
     from kabenvs.games.cabula import CabulaGame, resample
@@ -278,7 +279,8 @@ def test_a_world_that_follows_the_real_game_for_lack_of_budget_is_marked(monkeyp
     for _ in range(40):
         s.apply(r.choice(s.legal_actions()))
     assert not s.resample_hidden(0, np.random.default_rng(1))._followed_truth
-    monkeypatch.setattr(resample, "MODES", (("truth", 1),))
-    world = s.resample_hidden(0, np.random.default_rng(1))
-    assert world._followed_truth
-    assert_world_replays(s, 0, world)
+    for mode in ("seen", "truth"):
+        monkeypatch.setattr(resample, "MODES", ((mode, 1),) if mode == "truth" else ((mode, 3), ("truth", 1)))
+        world = s.resample_hidden(0, np.random.default_rng(1))
+        assert world._followed_truth, mode
+        assert_world_replays(s, 0, world)
