@@ -18,17 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from kabenvs.agents.base import Agent, Decision
 from kabenvs.agents.human import Console, HumanAgent, QuitGame
 from kabenvs.core.errors import IllegalActionError
 from kabenvs.core.game import Game, State
+from kabenvs.core.secrecy import only_choice_is_secret as secret_only_choice
 from kabenvs.play.view import Move, final_tables, make_move, tell
 
 RECENT_LIMIT = 30  # moves shown under "since your last decision" before pointing at `log`
-# Worlds sampled per other human to decide whether a seat's only legal choice is a secret.
-SECRET_PROBES = 8
 ONLY_CHOICE_ASKED = ("You have only one legal choice. You are asked anyway: the others at this screen "
                      "could otherwise tell that you had no other.")
 
@@ -201,20 +198,8 @@ class PlaySession:
         """Whether another human at this screen could not know that the seat to move has only
         one legal choice: in some world that human cannot tell apart from this one, the seat
         has several (sampled: ``SECRET_PROBES`` worlds per human)."""
-        p = state.current_player
-        others = [h for h in self.humans if h != p]
-        if not others or not self.game.has_hidden_information:
-            return False  # agents see no screen; without hidden information nothing is secret
-        rng = np.random.default_rng(len(state.history))
-        for q in others:
-            for _ in range(SECRET_PROBES):
-                try:
-                    world = state.resample_hidden(q, rng)
-                except Exception:  # a game without resampling (or a position it cannot resample)
-                    return True  # cannot tell: keep the secret, ask
-                if len(world.legal_actions()) != 1:
-                    return True
-        return False
+        # agents see no screen: only the other humans count (kabenvs.core.secrecy)
+        return secret_only_choice(state, [h for h in self.humans if h != state.current_player])
 
     def _end(self, ended: str, quit_by: int | None = None) -> Outcome:
         con = self.console

@@ -24,6 +24,7 @@ from kabenvs.agents.base import Agent, Decision
 from kabenvs.core.errors import ConfigError
 from kabenvs.core.game import Game, State
 from kabenvs.core.registry import env_ids, game_class
+from kabenvs.core.secrecy import only_choice_is_secret as secret_only_choice
 from kabenvs.web.store import GameRow, Store
 from kabenvs.zoo import shipped
 
@@ -33,9 +34,6 @@ SERVER_ONLY_OPTIONS = {"cards"}
 MAX_EVENTS_PER_REPLY = 400
 
 
-# Worlds sampled per other human to decide whether a seat's only legal choice is a secret (as in
-# terminal play, kabenvs.play.session).
-SECRET_PROBES = 8
 ONLY_CHOICE = object()  # agent_to_move's answer for a human's only legal move, taken without asking
 ONLY_CHOICE_TAKEN = "(your only legal choice, taken without asking)"
 ONLY_CHOICE_ASKED = ("You have only one legal choice. You are asked anyway: the other players could "
@@ -47,19 +45,7 @@ def only_choice_is_secret(live: LiveGame, state: State) -> bool:
     choice: in some world that human cannot tell apart from this one, the seat has several.
     Taking it at once would show them (the move would come at the agents' pace)."""
     p = state.current_player
-    others = [q for q, s in enumerate(live.seats) if s.kind == "human" and q != p]
-    if not others or not state.game.has_hidden_information:
-        return False
-    rng = np.random.default_rng(len(state.history))
-    for q in others:
-        for _ in range(SECRET_PROBES):
-            try:
-                world = state.resample_hidden(q, rng)
-            except Exception:  # noqa: BLE001 (a position that cannot be resampled: keep the secret)
-                return True
-            if len(world.legal_actions()) != 1:
-                return True
-    return False
+    return secret_only_choice(state, [q for q, s in enumerate(live.seats) if s.kind == "human" and q != p])
 
 
 class WebError(Exception):

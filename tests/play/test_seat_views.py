@@ -198,3 +198,29 @@ def test_final_tables_show_per_player_facts_as_columns_and_leave_ids_out():
     text = "\n".join(lines)
     assert "spots per colour:" in text and "rounds: 7" in text and "truncated: no" in text
     assert "[" not in text and "{" not in text and "17" not in text  # card ids and raw lists stay out
+
+
+def test_a_world_that_followed_the_truth_keeps_the_only_choice_secret(monkeypatch):
+    """The shared decision (kabenvs.core.secrecy, used by terminal play and the browser): a world
+    the resampler marks as following the real hidden choices shows the truth, where the seat has
+    one choice, so it cannot prove the choice public; the screen asks anyway."""
+    from kabenvs.core.secrecy import only_choice_is_secret
+
+    game = _ChoiceGame(by="card")
+    state = game.new_state(0)
+    state.card = 0
+    state.touch()
+    state.apply(0)  # player 1, holding card 0, now has one choice; player 0 cannot know it
+    assert only_choice_is_secret(state, [0])
+    assert not only_choice_is_secret(state, [1])  # it sees its own card
+    truthful = state.clone()
+
+    def marked(player, rng=None):
+        world = truthful.clone()
+        world._followed_truth = True
+        return world
+
+    state.resample_hidden = marked
+    assert only_choice_is_secret(state, [0])  # every world is the truth, marked: still a secret
+    state.resample_hidden = lambda player, rng=None: truthful.clone()
+    assert not only_choice_is_secret(state, [0])  # the same worlds unmarked would have told it
