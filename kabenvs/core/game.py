@@ -131,6 +131,11 @@ class Game:
     test_configs: ClassVar[list[dict[str, Any]]] = [{}]
     # Whether some seat ever lacks information another has (the kit then checks resampling).
     has_hidden_information: ClassVar[bool] = True
+    # Whether resample_hidden(p, rng) draws the same world from the same generator on every state
+    # p cannot tell apart (its draws never follow the order of the true cards), worlds marked
+    # ``_followed_truth`` aside: a seeded search then makes the same move on all of them. The kit
+    # checks it where a game claims it.
+    worlds_depend_only_on_information: ClassVar[bool] = False
     # A game whose Config has ``reward: "score"`` pays each seat its final score minus the best
     # other seat's score, divided by this (State.returns): a denser training signal than win/loss.
     score_scale: float = 1.0

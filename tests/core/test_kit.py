@@ -447,6 +447,32 @@ def test_resampled_world_replays_the_seats_whole_history(case):
 
 
 @cases
+def test_the_same_generator_deals_the_same_world_on_states_the_seat_cannot_tell_apart(case):
+    """Where a game claims it (``Game.worlds_depend_only_on_information``): the real state and a
+    world of it, resampled for the same seat with the same generator, give the same world (marked
+    worlds aside), over whole games. Then a seeded search's move depends only on what the seat
+    knows (docs/search.md)."""
+    game = build(case)
+    if not game.has_hidden_information or not game.worlds_depend_only_on_information:
+        pytest.skip("the game does not claim it")
+    rnd = random.Random(79)
+    compared = 0
+    for before_states, _actions, end in full_games(game, seed=83, n_games=2, min_games=1):
+        trajectory = before_states + [end]
+        for t in sorted(rnd.sample(range(len(trajectory)), min(8, len(trajectory)))):
+            state = trajectory[t]
+            p = state.current_player if state.current_player is not None else 0
+            other = state.resample_hidden(p, np.random.default_rng(1000 + t))
+            a = state.resample_hidden(p, np.random.default_rng(t))
+            b = other.resample_hidden(p, np.random.default_rng(t))
+            if a._followed_truth or b._followed_truth:
+                continue
+            assert a.to_json() == b.to_json(), f"step {t}: player {p}'s world depends on more than it knows"
+            compared += 1
+    assert compared
+
+
+@cases
 def test_hidden_items_are_exchangeable_under_resampling(case):
     """Everything hidden from a seat is exchangeable: over many resamples, items hidden in one
     hidden zone (another hand, the undealt cards, a deck) sometimes end up in another."""

@@ -128,6 +128,8 @@ class BarakkaGame(Game):
     Config = BarakkaConfig
     # Each variant and promo is covered at least once in each memory mode where it matters; random
     # two-player games last ~280 decisions, so the list stays short to keep the kit fast.
+    # resample_hidden draws in card order, never in the true cards' order (kit-checked)
+    worlds_depend_only_on_information = True
     test_configs = [
         {},
         {"num_players": 1},

@@ -149,6 +149,8 @@ class CabulaGame(Game):
     name = "cabula"
     env_id = "cabula_v0"
     Config = CabulaConfig
+    # resample_hidden draws in card order, never in the true cards' order (kit-checked)
+    worlds_depend_only_on_information = True
     test_configs = [
         {"num_players": 2},
         {"num_players": 3},

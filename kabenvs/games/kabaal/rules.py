@@ -137,6 +137,8 @@ class KabaalGame(Game):
     # exercises truncation). Full-length games of every variant run in tests/games/kabaal.
     # Full-length games (the default max_rounds never binds in random play: ~6-7 rounds) for
     # every player count and variant; one config keeps a 2-round cap so truncation is exercised.
+    # resample_hidden draws in card order, never in the true cards' order (kit-checked)
+    worlds_depend_only_on_information = True
     test_configs: ClassVar[list[dict[str, Any]]] = [
         {"num_players": 3},
         {"num_players": 2},

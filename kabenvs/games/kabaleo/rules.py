@@ -95,6 +95,8 @@ class KabaleoGame(Game):
     name = "kabaleo"
     env_id = "kabaleo_v0"
     Config = KabaleoConfig
+    # resample_hidden draws in card order, never in the true cards' order (kit-checked)
+    worlds_depend_only_on_information = True
     test_configs = [
         {"num_players": 2, "mode": "random"},
         {"num_players": 2, "mode": "equitable"},
