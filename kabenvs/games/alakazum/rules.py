@@ -1419,6 +1419,32 @@ class AlakazumState(State):
 
         return resample(self, player, as_generator(rng))
 
+    # per-pair knowledge rows, [o][h]: what o knows of h's hand
+    _PAIR_ROWS = ("known", "groups", "joint", "capped")
+
+    def recall_gap(self, other: "AlakazumState", seat: int) -> str | None:
+        """The one summary of this kind the docs name (Information: "What everyone knows of each
+        hand"): with three or more players, what another player ``j`` knows of a third hand ``k``
+        beyond what everyone knows of it (the public rows, which I observe) rests on gifts between
+        them that I see only in part, and is not in my observation. It explains a merge only
+        when the two states are the same game in every field, the public rows included, but
+        rows ``[j][k]`` with neither ``j`` nor ``k`` my seat (I read my rows and the others' rows
+        about my hand)."""
+        n = self.num_players
+        if n < 3:
+            return None
+        mine, theirs = self._data(), other._data()
+        for key, value in mine.items():
+            if key in ("history", "start") or value == theirs[key]:
+                continue
+            if key not in self._PAIR_ROWS:
+                return None
+            for o in range(n):
+                for h in range(n):
+                    if value[o][h] != theirs[key][o][h] and seat in (o, h):
+                        return None
+        return "what another player knows of a third hand"
+
     def hidden_zones(self, player: int) -> dict[str, list]:
         from kabenvs.games.alakazum.resample import hidden_zones
 

@@ -290,3 +290,27 @@ def test_the_complete_relabelling_keeps_every_constraint_and_is_not_the_real_dea
                 moved += world.hands != s.hands or world.forest != s.forest
             s.apply(rnd.choice(s.legal_actions()))
     assert moved >= 6
+
+
+def test_what_another_player_knows_of_a_third_hand_is_the_one_named_summary():
+    """``recall_gap`` names it only where the two states differ in nothing but rows ``[j][k]``
+    about a third hand (neither row nor hand the seat's), at three players or more."""
+    import random
+
+    game = AlakazumGame(num_players=3)
+    s = game.new_state(np.random.default_rng(1))
+    rnd = random.Random(1)
+    for _ in range(40):
+        s.apply(rnd.choice(s.legal_actions()))
+    card = s.hands[2][0]
+    t = s.clone()
+    t.known[1][2] = t.known[1][2] + [card] if card not in t.known[1][2] else []
+    t.touch()
+    assert s.recall_gap(t, 0) == "what another player knows of a third hand"
+    assert s.recall_gap(t, 1) is None and s.recall_gap(t, 2) is None  # its own row / its own hand
+    u = t.clone()
+    u.forest_known = [x + 1 for x in u.forest_known]
+    u.touch()
+    assert s.recall_gap(u, 0) is None  # another field differs too
+    two = AlakazumGame(num_players=2).new_state(np.random.default_rng(1))
+    assert two.recall_gap(two.clone(), 0) is None
