@@ -308,6 +308,12 @@ class State:
         claims none, so that the shared kit fails on such a merge."""
         return None
 
+    def differing_fields(self, other: "State") -> dict[str, tuple[Any, Any]]:
+        """The saved fields whose values differ between this state and ``other`` (name -> the two
+        values), the history and the recorded start left out: what a ``recall_gap`` inspects."""
+        mine, theirs = self._data(), other._data()
+        return {k: (v, theirs[k]) for k, v in mine.items() if k not in ("history", "start") and v != theirs[k]}
+
     def hidden_zones(self, player: int) -> dict[str, list] | None:
         """Where the items hidden from ``player`` lie now: zone name -> items (card ids, tiles),
         for every zone whose contents ``player`` cannot see (another hand, the undealt cards, a

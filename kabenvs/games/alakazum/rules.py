@@ -1433,16 +1433,12 @@ class AlakazumState(State):
         n = self.num_players
         if n < 3:
             return None
-        mine, theirs = self._data(), other._data()
-        for key, value in mine.items():
-            if key in ("history", "start") or value == theirs[key]:
-                continue
+        for key, (mine, theirs) in self.differing_fields(other).items():
             if key not in self._PAIR_ROWS:
                 return None
-            for o in range(n):
-                for h in range(n):
-                    if value[o][h] != theirs[key][o][h] and seat in (o, h):
-                        return None
+            # a row I read differs: mine about a hand, or another's about mine
+            if any(mine[seat][h] != theirs[seat][h] or mine[h][seat] != theirs[h][seat] for h in range(n)):
+                return None
         return "what another player knows of a third hand"
 
     def hidden_zones(self, player: int) -> dict[str, list]:

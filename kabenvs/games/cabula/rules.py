@@ -1127,16 +1127,13 @@ class CabulaState(State):
         n = self.num_players
         if n < 3:
             return None
-        mine, theirs = self._data(), other._data()
-        for key, value in mine.items():
-            if key in ("history", "start") or value == theirs[key]:
-                continue
+        for key, (value, theirs) in self.differing_fields(other).items():
             if key in self._VIEWER_ROWS or key in self._SHADOW_ROWS:
-                for i, (a, b) in enumerate(zip(value, theirs[key])):
+                for i, (a, b) in enumerate(zip(value, theirs)):
                     if a != b and seat in divmod(i, n):
                         return None  # a row I read (mine, or another's about my hand) differs
             elif key in self._VIEWER_FIELDS:
-                if value[seat] != theirs[key][seat]:
+                if value[seat] != theirs[seat]:
                     return None
             else:
                 return None
