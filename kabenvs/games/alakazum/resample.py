@@ -402,8 +402,8 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     return memo[key]
 
 
-# Greedy tries of _assign before the complete matching (about 2 in 800 resamples at 5 players
-# need it).
+# Greedy tries of _assign before the complete matching (none of 874 resamples over five random
+# 5-player games needed it; the matching is the guarantee, not the usual path).
 ASSIGN_TRIES = 8
 
 
