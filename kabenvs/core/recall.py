@@ -129,6 +129,23 @@ def _random_positions(game: Game, rnd: random.Random, n_games: int, per_game: in
     return positions
 
 
+def same_moves(A: State, B: State, rnd: random.Random, horizon: int):
+    """Play the same random moves on two branches, in place, for up to ``horizon`` steps: a move
+    legal in both at each step, while the same seat decides in both. Yields ``(step, A0, B0,
+    move)`` after each, with clones of the branches just before it (what ``seat_view`` needs)."""
+    for step in range(1, horizon + 1):
+        if A.current_player is None or A.current_player != B.current_player:
+            return
+        common = sorted(set(A.legal_actions()) & set(B.legal_actions()))
+        if not common:
+            return
+        c = rnd.choice(common)
+        A0, B0 = A.clone(), B.clone()
+        A.apply(c)
+        B.apply(c)
+        yield step, A0, B0, c
+
+
 def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game: int = 20,
                  pairs_per_position: int = 2, horizon: int = 30, max_examples: int = 10) -> RecallReport:
     """Branch random positions of ``n_games`` full random games two ways and follow both with the
@@ -156,16 +173,7 @@ def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game
                     merged[v] = True
                     report.comparisons += 1
                     report._add(v, 0, A, B, before, moves, max_examples)
-            for step in range(1, horizon + 1):
-                if A.current_player is None or A.current_player != B.current_player:
-                    break
-                common = sorted(set(A.legal_actions()) & set(B.legal_actions()))
-                if not common:
-                    break
-                c = rnd.choice(common)
-                A0, B0 = A.clone(), B.clone()
-                A.apply(c)
-                B.apply(c)
+            for step, A0, B0, c in same_moves(A, B, rnd, horizon):
                 for v in range(n):
                     view_a, view_b = seat_view(A0, A, c, v), seat_view(B0, B, c, v)
                     if not apart[v]:
@@ -179,4 +187,4 @@ def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game
     return report
 
 
-__all__ = ["Merge", "RecallReport", "probe_recall", "seat_view"]
+__all__ = ["Merge", "RecallReport", "probe_recall", "same_moves", "seat_view"]

@@ -17,20 +17,9 @@ import numpy as np
 import pytest
 
 import kabenvs
-from kabenvs.core.recall import seat_view
+from kabenvs.core.recall import same_moves, seat_view
 from kabenvs.core.registry import make_game
 from kabenvs.core.view_history import ViewHistory, replayed_digest
-
-
-def _played(env_id: str, players: int, seed: int, steps: int):
-    game = make_game(env_id, num_players=players)
-    state = game.new_state(np.random.default_rng(seed))
-    rnd = random.Random(seed)
-    for _ in range(steps):
-        if state.current_player is None:
-            break
-        state.apply(rnd.choice(state.legal_actions()))
-    return state
 
 
 @pytest.mark.parametrize("env_id, players", [("kabaal_v0", 2), ("alakazum_v0", 2), ("cabula_v0", 3)])
@@ -57,29 +46,25 @@ def test_keys_part_exactly_the_histories_a_seat_can_tell_apart(env_id, players):
         va.extend(state, A, a)
         vb.extend(state, B, b)
         apart = [seat_view(state, A, a, v) != seat_view(state, B, b, v) for v in range(players)]
-        for _ in range(40):
+        def check():
+            nonlocal merged_observations
             for v in range(players):
                 assert (va.key(A, v) == vb.key(B, v)) != apart[v]
                 merged_observations += apart[v] and A.observation(v).tobytes() == B.observation(v).tobytes()
-            if A.current_player is None or A.current_player != B.current_player:
-                break
-            common = sorted(set(A.legal_actions()) & set(B.legal_actions()))
-            if not common:
-                break
-            c = rnd.choice(common)
-            A0, B0 = A.clone(), B.clone()
-            A.apply(c)
-            B.apply(c)
+
+        check()
+        for _, A0, B0, c in same_moves(A, B, rnd, 40):
             va.extend(A0, A, c)
             vb.extend(B0, B, c)
             apart = [apart[v] or seat_view(A0, A, c, v) != seat_view(B0, B, c, v) for v in range(players)]
+            check()
     if env_id != "cabula_v0":  # Cábula's merges are rare (about one in 40 random games)
         assert merged_observations > 0  # the case the key exists for was met
 
 
 @pytest.mark.parametrize("env_id", kabenvs.ENV_IDS)
 def test_a_key_extended_move_by_move_equals_a_replay_and_copies_are_independent(env_id):
-    state = _played(env_id, 2, seed=3, steps=0)
+    state = make_game(env_id, num_players=2).new_state(np.random.default_rng(3))
     n = state.num_players
     views = ViewHistory()
     keys = [views.key(state, v) for v in range(n)]
@@ -101,10 +86,16 @@ def test_a_key_extended_move_by_move_equals_a_replay_and_copies_are_independent(
 
 @pytest.mark.parametrize("env_id", [e for e in kabenvs.ENV_IDS if e != "kabaal_v0"])
 def test_a_world_replayed_from_its_start_gives_the_seat_the_real_key(env_id):
-    state = _played(env_id, 2, seed=4, steps=20)
-    if state.current_player is None:
-        pytest.skip("the game ended early")
-    p = state.current_player
-    for seed in range(3):
-        world = state.resample_hidden(p, np.random.default_rng(seed))
-        assert ViewHistory().key(world, p) == ViewHistory().key(state, p)
+    # early, midway and at the last decision of a full-length game
+    game = make_game(env_id, num_players=2)
+    state = game.new_state(np.random.default_rng(4))
+    rnd = random.Random(4)
+    seen = []
+    while state.current_player is not None:
+        seen.append(state.clone())
+        state.apply(rnd.choice(state.legal_actions()))
+    for position in (seen[len(seen) // 10], seen[len(seen) // 2], seen[-1]):
+        p = position.current_player
+        for seed in range(2):
+            world = position.resample_hidden(p, np.random.default_rng(seed))
+            assert ViewHistory().key(world, p) == ViewHistory().key(position, p)
