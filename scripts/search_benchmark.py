@@ -18,6 +18,10 @@ copies of the real state (every hand, and the order of a face-down deck where th
 one; future dice from a fresh generator), so it searches with perfect information. What it wins
 bounds what hidden information costs the search at that budget: where even the oracle stays
 near the baseline, the baseline is close to the best the game's luck allows at that budget.
+``--oracle hands`` sees every hand but not the order of the face-down deck (each world shuffles
+the real deck again: Cábula's deck, Barakka's two decks): it separates what knowing the other
+hands is worth from what knowing the next draws is worth. A fair search that infers the others'
+hands perfectly can at best reach it, so where it stays under a goal, no belief model gets there.
 """
 
 from __future__ import annotations
@@ -41,28 +45,43 @@ def largest_table(env_id: str) -> int:
     return max(counts)
 
 
+# The face-down decks of the games where ``--oracle hands`` applies: state attributes holding a
+# list of cards (or a list of such lists) in an order no seat knows.
+FACE_DOWN_DECKS = {"cabula_v0": "deck", "barakka_v0": "decks"}
+ORACLES = ("all", "hands")
+
+
 class _SeesEverything:
     """The real state, except that every world it is asked for is a copy of itself with a fresh
-    generator for the future's chance (``--oracle``)."""
+    generator for the future's chance (``--oracle``); with ``deck`` named (``--oracle hands``)
+    that list of cards, or each list of it, is shuffled again in the world too."""
 
-    def __init__(self, state) -> None:
+    def __init__(self, state, deck: str | None = None) -> None:
         self._state = state
+        self._deck = deck
 
     def resample_hidden(self, player, rng):
         from kabenvs.agents.search.tree import fresh_generator
 
         world = self._state.clone()
         world.rng = fresh_generator(rng)
+        if self._deck is not None:
+            cards = getattr(world, self._deck)
+            piles = cards if cards and isinstance(cards[0], list) else [cards]
+            for pile in piles:
+                pile[:] = [pile[i] for i in rng.permutation(len(pile)).tolist()]
+            world._reset_caches()
         return world
 
     def __getattr__(self, name):
         return getattr(self._state, name)
 
 
-def oracle_agent(agent):
-    """``agent`` (a SearchAgent) searching real-state copies instead of resampled worlds."""
+def oracle_agent(agent, deck: str | None = None):
+    """``agent`` (a SearchAgent) searching real-state copies instead of resampled worlds (with
+    the face-down ``deck`` shuffled again in each, for ``--oracle hands``)."""
     plain = agent.search
-    agent.search = lambda state, me: plain(_SeesEverything(state), me)
+    agent.search = lambda state, me: plain(_SeesEverything(state, deck), me)
     return agent
 
 
@@ -92,7 +111,7 @@ class _CountsAgreement:
 
 
 def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: int,
-           oracle: bool = False) -> dict:
+           oracle: str | None = None) -> dict:
     from kabenvs.agents import RandomAgent, heuristic_agent
     from kabenvs.agents.arena import MoveClock, play_match, wilson_interval
 
@@ -103,7 +122,8 @@ def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: i
 
     def searcher(s: int):
         agent = search_agent_from_spec(spec, game, seed=s)  # model=zoo: the 2-player agent
-        timed = clock.wrap(oracle_agent(agent) if oracle else agent)
+        deck = FACE_DOWN_DECKS[env_id] if oracle == "hands" else None
+        timed = clock.wrap(oracle_agent(agent, deck) if oracle else agent)
         return _CountsAgreement(timed, agent.prior, agree) if agent.prior is not None else timed
 
     def other(s: int):
@@ -139,19 +159,23 @@ def main(argv=None) -> int:
     p.add_argument("--versus", choices=("heuristic", "random"), help="play this baseline instead of timing")
     p.add_argument("--deals", type=int, default=20, help="--versus: paired deals per game")
     p.add_argument("--budget", type=float, default=1e9, help="--versus: seconds per game before stopping early")
-    p.add_argument("--oracle", action="store_true",
-                   help="--versus: the search sees the real state (a diagnostic of what hidden information costs, not a fair player)")
+    p.add_argument("--oracle", nargs="?", const="all", choices=ORACLES,
+                   help="--versus: the search sees the real state (a diagnostic of what hidden information costs, not a "
+                        "fair player); 'hands': every hand but not the deck's order (Cábula, Barakka)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if args.oracle and not args.versus:
         p.error("--oracle goes with --versus (it changes who plays, not the speed rows)")
+    if args.oracle == "hands" and (bad := [e for e in args.env if e not in FACE_DOWN_DECKS]):
+        p.error(f"--oracle hands needs a face-down deck to shuffle; {', '.join(bad)} has none here "
+                f"(allowed: {', '.join(FACE_DOWN_DECKS)})")
     parse_search_spec(args.spec)  # a bad spec fails before any work
     rows = []
     for env_id in args.env:
         if args.versus:
             row = versus(env_id, args.spec, args.versus, args.deals, args.budget, args.seed, args.oracle)
-            line = (f"{env_id:<12} {'oracle ' if args.oracle else ''}{row['deals']:>3} deals {row['games']:>3} games  win rate {row['win_rate']:.3f} "
+            line = (f"{env_id:<12} {f'oracle {args.oracle} ' if args.oracle else ''}{row['deals']:>3} deals {row['games']:>3} games  win rate {row['win_rate']:.3f} "
                     f"[{row['ci95'][0]:.3f}, {row['ci95'][1]:.3f}]  mean return {row['mean_return']:+.3f}  "
                     f"{row['cpu_ms_per_move']:.0f} CPU ms/move over {row['moves']} moves  ({row['seconds']:.0f} s)")
             if row["model_argmax_share"] is not None:

@@ -4,6 +4,7 @@ finds the winning move of a small position, and refuses bad seat specs in one li
 from __future__ import annotations
 
 import dataclasses
+import random
 from typing import ClassVar
 
 import numpy as np
@@ -478,11 +479,40 @@ def test_the_oracle_reads_the_others_cards_where_the_fair_search_cannot():
 
 def test_the_oracle_plays_a_real_game_and_needs_versus(capsys):
     script = _search_benchmark_script()
-    row = script.versus("kabaleo_v0", "search:sims=5", "random", deals=1, budget=60, seed=3, oracle=True)
-    assert row["oracle"] is True and row["games"] == 2
+    row = script.versus("kabaleo_v0", "search:sims=5", "random", deals=1, budget=60, seed=3, oracle="all")
+    assert row["oracle"] == "all" and row["games"] == 2
     with pytest.raises(SystemExit):
         script.main(["--oracle", "--env", "kabaleo_v0"])
     assert "--oracle goes with --versus" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        script.main(["--oracle", "hands", "--versus", "random", "--env", "kabaleo_v0"])
+    assert "kabaleo_v0 has none here (allowed: cabula_v0, barakka_v0)" in capsys.readouterr().err
+
+
+def test_the_hands_oracle_sees_every_hand_but_draws_a_new_deck_order():
+    """``--oracle hands``: each world holds the real hands, displays and discard pile, and the
+    real deck's cards in another order (the order no seat knows), drawn from the search's
+    generator."""
+    script = _search_benchmark_script()
+    from kabenvs.core.registry import make_game
+
+    game = make_game("cabula_v0", num_players=2)
+    state = game.new_state(5)
+    rnd = random.Random(5)
+    for _ in range(30):
+        state.apply(rnd.choice(state.legal_actions()))
+    seen = script._SeesEverything(state, "deck")
+    rng = np.random.default_rng(0)
+    orders = set()
+    for _ in range(6):
+        world = seen.resample_hidden(0, rng)
+        assert world.hands == state.hands and world.discard == state.discard
+        assert sorted(world.deck) == sorted(state.deck)
+        orders.add(tuple(world.deck))
+        world.apply(world.legal_actions()[0])  # the world plays on
+    assert len(orders) == 6  # a deck of dozens of cards: six draws, six orders
+    assert tuple(state.deck) not in orders
+    assert script._SeesEverything(state).resample_hidden(0, rng).deck == state.deck  # --oracle: the real order
 
 
 # -- worlds that followed the truth are replaced -------------------------------------------------
