@@ -79,6 +79,7 @@ def build_layout(game: "BarakkaGame") -> ObservationLayout:
     lay.add("pile_dup", (P, n), "derived: known copies of each pile's top-card type in each player's sequences")
     lay.add("turn", 1, "turns played / turn cap (solo: / turns of the game)")
     game.pile_code = ((np.arange(T) + 1) / T).astype(np.float32)  # pile_order's value of each type
+    game.pile_code_list = game.pile_code.tolist()  # the same float32 values, for item writes
     game._off = {name: lay.offset(name) for name in lay.blocks()}
     game.unseen_slice = lay["unseen"]
     game.seq_size_slice = lay["seq_size"]
@@ -94,42 +95,45 @@ def encode(state: "BarakkaState", player: int) -> np.ndarray:
     if board is None:
         board = state._board = BoardCache(state)
     buf = board.vecs[player].copy()
+    # every write below is of one item: through a memoryview it costs about half of one on the
+    # numpy array (no numpy scalar is made); float32 either way, and the values are the same
+    mv = memoryview(buf)
     off = g._off
     T = g.num_types
     unseen = off["unseen"]
     cp = state.current_player
     if cp is not None:
-        buf[off["to_move"] + (cp - player) % g.num_players] = 1.0
-        buf[off["decision"] + PHASE_INDEX[state.phase]] = 1.0
+        mv[off["to_move"] + (cp - player) % g.num_players] = 1.0
+        mv[off["decision"] + PHASE_INDEX[state.phase]] = 1.0
     o = off["held"]
     held = state.held[player]
     for j, x in enumerate(held):
-        buf[o + j * T + x] = 1.0
-        buf[unseen + x] -= 1.0
+        mv[o + j * T + x] = 1.0
+        mv[unseen + x] -= 1.0
     if g.solo and state.phase == "solo_play":
-        buf[off["kept_from"] + state.held_src] = 1.0
+        mv[off["kept_from"] + state.held_src] = 1.0
     if not g.solo and cp is not None and state.phase == "play":
-        buf[off["held_source"] + state.held_src + 1] = 1.0
+        mv[off["held_source"] + state.held_src + 1] = 1.0
         if cp != player and g.perfect and state.held_src >= 0:
             x = state.held[cp][0]
-            buf[off["opp_held"] + x] = 1.0
-            buf[unseen + x] -= 1.0
+            mv[off["opp_held"] + x] = 1.0
+            mv[unseen + x] -= 1.0
     if g.karim and not g.perfect and not g.solo and cp == player and state.phase == "draw":
-        _write_just_shown(state, player, buf)
+        _write_just_shown(state, player, mv)
     o = off["deck_size"]
     for i, deck in enumerate(state.decks):
-        buf[o + i] = len(deck) / g.num_cards
-    buf[off["turn"]] = state.turn / g.turn_limit
+        mv[o + i] = len(deck) / g.num_cards
+    mv[off["turn"]] = state.turn / g.turn_limit
     dups = board.per_type[player]
     if dups is None:  # the sequences changed since this seat's last observation
         per_type = seq_per_type(g, board.vecs[player])
         # as Python lists: my row by type, and each type's column (every seat row)
         dups = board.per_type[player] = (per_type[0].tolist(), per_type.T.tolist())
-    _write_dups(g, buf, held, state.piles, dups)
+    _write_dups(g, mv, held, state.piles, dups)
     return buf
 
 
-def _write_just_shown(state: "BarakkaState", player: int, buf: np.ndarray) -> None:
+def _write_just_shown(state: "BarakkaState", player: int, buf) -> None:
     """Table memory, El-Karim: the card the opponent has just shown and placed face down (its
     last move started a sequence), in ``seq_bottom`` and out of ``unseen``, at the seat's first
     decision after it (the draw). The rules show it to the opponent; the table then hides it, so
@@ -160,9 +164,10 @@ def seq_per_type(g, vec: np.ndarray) -> np.ndarray:
     return vec[o: o + n * S * T].reshape(n, S, T).sum(axis=1)
 
 
-def _write_dups(g, buf: np.ndarray, held, piles, dups: tuple[list, list]) -> None:
+def _write_dups(g, buf, held, piles, dups: tuple[list, list]) -> None:
     """The derived ``held_dup``/``pile_dup`` blocks, read from ``seq_per_type`` of this seat
-    (``dups``: its row 0 by type, and its column of each type)."""
+    (``dups``: its row 0 by type, and its column of each type). ``buf``: the observation or a
+    memoryview of it."""
     off = g._off
     n = g.num_players
     mine, columns = dups
@@ -186,6 +191,8 @@ class BoardCache:
     def __init__(self, state: "BarakkaState") -> None:
         self.state = state
         self.vecs = [build_board(state, p) for p in range(state.game.num_players)]
+        # the per-move updates write single items: through memoryviews they cost about half
+        self.views = [memoryview(v) for v in self.vecs]
         # per seat, seq_per_type of its vector, summed on the first observation after a card
         # went onto a sequence (``play``): the sum every observation cost ~2 us of ~13 a step
         self.per_type: list[tuple[list, list] | None] = [None] * state.game.num_players
@@ -221,8 +228,7 @@ class BoardCache:
                 counts[old_top] += 1.0
             if not face_down:
                 counts[card] -= 1.0
-        for p in range(n):
-            buf = self.vecs[p]
+        for p, buf in enumerate(self.views):
             row = ((q - p) % n) * S + k
             base = row * T
             buf[size0 + row] = m / MAX_SEQUENCE
@@ -278,7 +284,8 @@ class BoardCache:
                 counts[old_tops[0]] += 1.0
             if pile:
                 counts[pile[-1]] -= 1.0
-        for buf in self.vecs:
+        code = g.pile_code_list[card] if sign > 0 else 0.0
+        for buf in self.views:
             for k in clear:
                 buf[k] = 0.0
             for k in ones:
@@ -289,7 +296,7 @@ class BoardCache:
                 buf[unseen + card] = counts[card]
                 if not g.solo:  # the j-th card from the bottom: only the changed end moves
                     j = len(pile) - 1 if sign > 0 else len(pile)
-                    buf[off["pile_order"] + i * g.num_cards + j] = g.pile_code[card] if sign > 0 else 0.0
+                    buf[off["pile_order"] + i * g.num_cards + j] = code
             else:
                 if old_tops:
                     buf[unseen + old_tops[0]] = counts[old_tops[0]]
