@@ -558,6 +558,9 @@ class KabaleoState(State):
                     self._write_pieces(s, 1.0)
                     index[stack[-1] * ns + s] = nc * stack[-1] + stack[-2]  # a cancellation there
             self._move_index = index
+            # _write_move's single-item stores go through these (half the cost of numpy's)
+            self._board_mv = memoryview(board)
+            self._index_mv = memoryview(index)
         return self._board
 
     def _write_move(self, s: int, old_top: int, cancelled: bool) -> None:
@@ -566,7 +569,7 @@ class KabaleoState(State):
         the piece in the stack block, two colour counts), not the whole stack twice as before.
         A clone rebuilds the vector from the stacks; scripts/obs_fingerprint.py compares both."""
         g = self.game
-        board = self._board
+        board = self._board_mv
         o = g.board_offsets
         stack = self.spots[s]
         new_top = stack[-1]
@@ -595,7 +598,7 @@ class KabaleoState(State):
         board[count + new_top] = counts[new_top] / g.num_spots
         # spot s's column of the move index (see _board_vector); scalar writes are cheaper than
         # numpy slicing for 4-6 entries
-        index = self._move_index
+        index = self._index_mv
         nc, ns = g.num_colours, g.num_spots
         old = nc * new_top
         for c in range(nc):
@@ -644,6 +647,9 @@ class KabaleoState(State):
             # the move_* blocks (one seat-relative view per seat): one copy per observation
             # instead of re-encoding up to 36 moves
             self._log = [vec[g.log_slice] for vec in self._seat]
+            # _write_counts' and _write_log's single-item stores go through these
+            self._counts_mv = [memoryview(v) for v in self._counts_vec]
+            self._log_mv = [memoryview(v) for v in self._log]
             for k, (p, c, s) in enumerate(self.log):
                 self._write_log(k, p, c, s)
         return self._seat
@@ -654,7 +660,7 @@ class KabaleoState(State):
         sixths = self.game.sixths
         stock, played, covered = sixths[self.stock[p][c]], sixths[self.played[p][c]], sixths[self.covered[p][top]]
         cancels = sixths[self.cancels[p]]
-        for q, vec in enumerate(self._counts_vec):
+        for q, vec in enumerate(self._counts_mv):
             row = 6 * ((p - q) % n)
             vec[row + c] = stock
             vec[6 * n + row + c] = played
@@ -670,7 +676,7 @@ class KabaleoState(State):
         colour = 6 * k + c
         spot = g.log_spot_offset + g.num_spots * k + s
         by = g.log_by_offset + n * k + p
-        for q, row in enumerate(self._log):
+        for q, row in enumerate(self._log_mv):
             row[colour] = 1.0
             row[spot] = 1.0
             row[by - q if q <= p else by - q + n] = 1.0  # seat-relative (p - q) % n: 0 when q made it
@@ -681,6 +687,10 @@ class KabaleoState(State):
         self._seat: list[np.ndarray] | None = None  # see _seat_vectors
         self._log: list[np.ndarray] | None = None
         self._counts_vec: list[np.ndarray] | None = None
+        # memoryviews of the arrays above, for single-item stores (made with them)
+        self._board_mv = self._index_mv = None
+        self._counts_mv: list[memoryview] | None = None
+        self._log_mv: list[memoryview] | None = None
         # int8 by place id (c * spots + s, the pass id 0): 0 where the spot is an uncovered base of
         # colour c (legality)
         self._allowed: np.ndarray | None = None
