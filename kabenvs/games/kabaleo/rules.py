@@ -112,6 +112,9 @@ class KabaleoGame(Game):
         self.num_colours = COLOURS_IN_PLAY[n]
         self.num_spots = BASES_PER_COLOUR * self.num_colours
         self.total_pieces = PIECES_PER_COLOUR * self.num_colours
+        # the deal's pools, colour by colour: the bases and the bag of pieces (random mode)
+        self.base_pool = [c for c in range(self.num_colours) for _ in range(BASES_PER_COLOUR)]
+        self.piece_pool = [c for c in range(self.num_colours) for _ in range(PIECES_PER_COLOUR)]
         self.score_scale = float(self.num_spots)  # reward="score" is a share of the board
         self.max_height = self.total_pieces  # no height limit: a stack can hold every piece
         self.place_ids = np.array(
@@ -252,17 +255,25 @@ class KabaleoState(State):
         s = cls(game, rng)
         n, nc = game.num_players, game.num_colours
         # Targets: n of the nc target pyramids drawn at random (one colour each, all distinct).
-        s.targets = [int(c) for c in rng.permutation(nc)[:n]]
-        # Bases laid out at random, then fixed.
-        bases = np.repeat(np.arange(nc), BASES_PER_COLOUR)
-        s.spots = [[int(b)] for b in rng.permutation(bases)]
+        s.targets = rng.permutation(nc)[:n].tolist()
+        # Bases laid out at random, then fixed. (A shuffle makes the same swaps whatever the
+        # items, so permuting indices into Python lists gives the deal numpy's shuffle of the
+        # arrays gave, from the same draws, without the arrays and their conversions.)
+        bases = game.base_pool
+        s.spots = [[bases[i]] for i in rng.permutation(len(bases)).tolist()]
         if game.config.mode == "equitable":
             each = EQUITABLE_PER_COLOUR[n]
             s.stock = [[each] * nc for _ in range(n)]
         else:
-            bag = rng.permutation(np.repeat(np.arange(nc), PIECES_PER_COLOUR))
+            pool = game.piece_pool
+            bag = [pool[i] for i in rng.permutation(len(pool)).tolist()]
             k = RANDOM_MODE_PIECES[n]
-            s.stock = [np.bincount(bag[p * k:(p + 1) * k], minlength=nc).tolist() for p in range(n)]
+            s.stock = []
+            for p in range(n):
+                counts = [0] * nc
+                for c in bag[p * k:(p + 1) * k]:
+                    counts[c] += 1
+                s.stock.append(counts)
         s.removed = [0] * nc  # pieces cancelled out of the game, per colour
         s.played = [[0] * nc for _ in range(n)]
         s.covered = [[0] * nc for _ in range(n)]
