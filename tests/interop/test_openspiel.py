@@ -222,15 +222,21 @@ def test_resampled_worlds_keep_the_seats_view_and_draw_a_fresh_future():
     assert len(hidden) > 1  # the hidden cards really are resampled
 
 
-def test_a_world_that_followed_the_truth_is_not_handed_to_openspiel():
-    # The resampler gives up every other call and keeps the real hidden choices (marked, as
-    # Cábula's and Alakazum!'s do when their budget runs out): OpenSpiel gets a usual world every
-    # time (a fresh draw, or a copy of one drawn earlier for this position), never a marked one.
+def _cabula_ten_moves_in():
+    """A 3-player Cábula game through OpenSpiel, ten random moves in; and the generator."""
     game = load_game("cabula_v0", num_players=3, rng_seed=4)
     state = game.new_initial_state()
     rng = np.random.default_rng(0)
     for _ in range(10):
         state.apply_action(int(rng.choice(state.legal_actions())))
+    return state, rng
+
+
+def test_a_world_that_followed_the_truth_is_not_handed_to_openspiel():
+    # The resampler gives up every other call and keeps the real hidden choices (marked, as
+    # Cábula's and Alakazum!'s do when their budget runs out): OpenSpiel gets a usual world every
+    # time (a fresh draw, or a copy of one drawn earlier for this position), never a marked one.
+    state, rng = _cabula_ten_moves_in()
     ks = state.kabenvs_state
     real, marked, calls = ks.resample_hidden, [], [0]
 
@@ -257,6 +263,36 @@ def test_a_world_that_followed_the_truth_is_not_handed_to_openspiel():
     ks.resample_hidden = lambda player, rng=None: marked[0]
     assert state.resample_from_infostate(q, sampler).kabenvs_state is marked[0]
     assert state.worlds_followed_truth == 1  # a new position with nothing drawn before: counted
+    assert state.patient_draws == 1  # after a patient draw that gave up too
+
+
+def test_the_last_resort_draws_once_more_with_patience():
+    # A resampler that gives up unless it is patient (kabenvs.core.patience): at a position with
+    # nothing drawn before, the last resort's patient draw is the usual world OpenSpiel gets, and
+    # later draws there may copy it.
+    from kabenvs.core.patience import is_patient
+
+    state, rng = _cabula_ten_moves_in()
+    ks = state.kabenvs_state
+    real, patient_worlds = ks.resample_hidden, []
+
+    def impatient_gives_up(player, rng=None):
+        world = real(player, rng)
+        if is_patient():
+            patient_worlds.append(world)
+        else:
+            world._followed_truth = True
+        return world
+
+    ks.resample_hidden = impatient_gives_up
+    p = state.current_player()
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    world = state.resample_from_infostate(p, sampler)
+    assert world.kabenvs_state is patient_worlds[0] and not world.kabenvs_state._followed_truth
+    assert (state.patient_draws, state.worlds_followed_truth) == (1, 0)
+    again = state.resample_from_infostate(p, sampler)  # the kept patient world is copied now
+    assert not again.kabenvs_state._followed_truth and state.patient_draws == 1
+    assert again.information_state_string(p) == state.information_state_string(p)
 
 
 @pytest.mark.slow

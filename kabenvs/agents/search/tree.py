@@ -285,14 +285,14 @@ class Worlds:
     def draw(self, rng: np.random.Generator) -> State | None:
         world = self.state.resample_hidden(self.me, rng)
         if not getattr(world, "_followed_truth", False):
-            return self._keep(world)
+            return self.keep(world)
         self.followed_truth += 1
         if not self.kept:  # nothing to walk instead yet: a few more tries first
             for _ in range(self.RETRIES):
                 again = self.state.resample_hidden(self.me, rng)
                 if not getattr(again, "_followed_truth", False):
                     self.replaced += 1
-                    return self._keep(again)
+                    return self.keep(again)
         if not self.kept:
             self.skipped += 1
             return None
@@ -301,7 +301,9 @@ class Worlds:
         self.replaced += 1
         return world
 
-    def _keep(self, world: State) -> State:
+    def keep(self, world: State) -> State:
+        """``world`` (a usual one, not marked), kept for later draws to copy while fewer than
+        ``KEEP`` are; returned for the caller to consume."""
         if len(self.kept) < self.KEEP:
             self.kept.append(world.clone())  # the search consumes the world it is given
         return world

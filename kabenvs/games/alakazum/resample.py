@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kabenvs.core.patience import resample_budget, resample_tries
+
 if TYPE_CHECKING:
     from kabenvs.games.alakazum.rules import AlakazumState
 
@@ -173,8 +175,11 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
         # cannot tell apart (not only relabelled): it may have seen the cards, just not which one
         # went. Checked by replaying the rest of the game against what the seat saw.
         observed = _observed(state, p, origin, actions, hidden_steps[0])
-        world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
-                          hidden_steps, run_start, observed)
+        for _ in range(resample_tries(1)):  # one try, or several when patient (core.patience)
+            world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
+                              hidden_steps, run_start, observed)
+            if world is not None:
+                break
     followed = world is None and bool(hidden_steps)  # the budget ran out: the real choices
     if world is None:
         world = _start_world(game, origin, fields, new_start)
@@ -268,7 +273,7 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     first = hidden_steps[0]
     world = _start_world(game, origin, fields, new_start)
     _follow(world, game, actions, taken, sigma, 0, first)
-    budget = RECHOOSE_BUDGET * len(actions) + 200
+    budget = resample_budget(RECHOOSE_BUDGET * len(actions) + 200)
     ends = hidden_steps[1:] + [len(actions)]
 
     def options_at(w, j: int) -> list[int]:

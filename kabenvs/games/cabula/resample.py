@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kabenvs.core.patience import resample_budget, resample_tries
 from kabenvs.games.cabula.cards import CURSES, IS_CURSE, NUM_TYPES
 
 if TYPE_CHECKING:
@@ -185,8 +186,8 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
         raise ValueError("resample_hidden needs the game's start (a state restored from an older save)")
     truth, begin, steps = _events(state)
     built = None
-    for mode, tries in MODES:
-        for _ in range(tries):
+    for mode, tries in MODES:  # more tries, each with a larger budget, when patient (core.patience)
+        for _ in range(resample_tries(tries) if mode != "truth" else tries):
             built = _build(truth, steps, me, n, rng, mode)
             if built is not None:
                 break
@@ -284,7 +285,7 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
                 flat.append((step, ev))
     script: list = []  # ("deck", tokens) or ("take", token), in the order the events happened
     chosen: list[tuple[int, int]] = []  # (history index, token) of cards picked after two balls
-    budget = BUDGET * len(flat) + 500
+    budget = resample_budget(BUDGET * len(flat) + 500)
     trail: list = []  # choice points: (event index, tokens still to try, snapshot)
 
     def snapshot():

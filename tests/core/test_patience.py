@@ -1,0 +1,75 @@
+"""Patient resampling (kabenvs.core.patience): inside ``patient()`` the backtracking resamplers
+try more often and longer, so a position where the usual budget runs out (and a world keeping
+the real hidden choices comes back, marked) gets a world of its own. OpenSpiel's last
+resort uses it (tests/interop/test_openspiel.py); these checks need no extra installed."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from kabenvs.core.patience import PATIENT_BUDGET, PATIENT_TRIES, is_patient, patient, resample_budget, resample_tries
+from kabenvs.core.registry import make_game
+
+
+def test_the_budget_is_raised_only_inside_the_block():
+    assert not is_patient() and resample_budget(100) == 100 and resample_tries(3) == 3
+    with patient():
+        assert is_patient() and resample_budget(100) == 100 * PATIENT_BUDGET
+        assert resample_tries(3) == 3 * PATIENT_TRIES
+        with patient():
+            assert is_patient()
+        assert is_patient()  # the inner block restores the outer one
+    assert not is_patient() and resample_budget(7) == 7
+    with pytest.raises(KeyError):
+        with patient():
+            raise KeyError("the block is left on an error too")
+    assert not is_patient()
+
+
+def _marked_then_patient(env_id: str, players: int, module, name: str, base, seed: int, every: int):
+    """With the resampler's usual budget shrunk to ``base``, the positions of a random game where
+    a seat's world comes back marked, and what a patient draw gives there."""
+    game = make_game(env_id, num_players=players)
+    state = game.new_state(seed)
+    rnd = random.Random(seed)
+    found = []
+    step = 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(module, name, base)
+        while state.current_player is not None and len(found) < 3:
+            state.apply(rnd.choice(state.legal_actions()))
+            step += 1
+            if step % every or state.current_player is None:
+                continue
+            for seat in range(players):
+                world = state.resample_hidden(seat, np.random.default_rng(step))
+                if world._followed_truth:
+                    with patient():
+                        again = state.resample_hidden(seat, np.random.default_rng(step))
+                    found.append((state.clone(), seat, again))
+    return found
+
+
+def _check(found):
+    assert found, "the shrunk budget never ran out: the test needs another seed"
+    for state, seat, world in found:
+        assert not world._followed_truth
+        np.testing.assert_array_equal(world.observation(seat), state.observation(seat))
+        assert world.legal_actions() == state.legal_actions() or state.current_player != seat
+
+
+def test_alakazum_patient_draws_find_a_world_where_the_budget_ran_out():
+    import kabenvs.games.alakazum.resample as module
+
+    _check(_marked_then_patient("alakazum_v0", 4, module, "RECHOOSE_BUDGET", 0, seed=3, every=15))
+
+
+def test_cabula_patient_draws_find_a_world_where_the_budget_ran_out():
+    import kabenvs.games.cabula.resample as module
+
+    # one pass over the events (plus the fixed 500 steps) a try: "truth" still fits, the others
+    # often do not
+    _check(_marked_then_patient("cabula_v0", 4, module, "BUDGET", 1, seed=0, every=5))
