@@ -39,7 +39,6 @@ import numpy as np
 from kabenvs.agents.search.tree import Worlds
 from kabenvs.core.errors import ConfigError
 from kabenvs.core.game import Game, State
-from kabenvs.core.patience import patient
 from kabenvs.core.registry import env_ids, game_class
 from kabenvs.core.view_history import ViewHistory
 from kabenvs.extras import require
@@ -126,7 +125,7 @@ class KabenvsState(pyspiel.State):
         self.views = views if views is not None else ViewHistory()
         self._worlds = None  # ((seat, moves played), the search bot's Worlds for that position)
         self.worlds_followed_truth = 0
-        self.patient_draws = 0  # draws with the resampler's budget raised (_world's last resort)
+        self.patient_draws = 0  # patient draws (core.patience) made for this state's positions
 
     def current_player(self) -> int:
         p = self.kabenvs_state.current_player
@@ -182,25 +181,24 @@ class KabenvsState(pyspiel.State):
         """``resample_hidden`` through the search bot's ``Worlds`` (one per seat, for this
         position): a world the resampler marks as following the real hidden choices (its budget
         ran out: Cábula, Alakazum!) is replaced by a copy of an earlier usual world for the same
-        position, or drawn again. OpenSpiel needs a state back, so when ``WORLD_TRIES`` draws in
-        a row all fall back with no earlier world to copy, one more is drawn with the resampler's
-        budget raised (``core.patience``); only if that one is marked too is it returned (still
-        consistent with the seat's history; counted in ``worlds_followed_truth``)."""
+        position, or drawn again, once patiently (``core.patience``: the resampler tries far
+        longer; counted in ``patient_draws``). OpenSpiel needs a state back, so only when
+        ``WORLD_TRIES`` draws in a row all fall back with no earlier world to copy is a marked one
+        returned (still consistent with the seat's history; counted in ``worlds_followed_truth``)."""
         key = (player, len(self.kabenvs_state.history))
         if self._worlds is None or self._worlds[0] != key:
             self._worlds = (key, Worlds(self.kabenvs_state, player))
         source = self._worlds[1]
-        for _ in range(self.WORLD_TRIES):
-            world = source.draw(rng)
-            if world is not None:
-                return world
-        self.patient_draws += 1
-        with patient():
-            world = self.kabenvs_state.resample_hidden(player, rng)
-        if getattr(world, "_followed_truth", False):
-            self.worlds_followed_truth += 1
-        else:
-            source.keep(world)  # later draws at this position may copy it
+        patient_before = source.patient
+        try:
+            for _ in range(self.WORLD_TRIES):
+                world = source.draw(rng)
+                if world is not None:
+                    return world
+        finally:
+            self.patient_draws += source.patient - patient_before
+        world = self.kabenvs_state.resample_hidden(player, rng)
+        self.worlds_followed_truth += bool(getattr(world, "_followed_truth", False))
         return world
 
     def __deepcopy__(self, memo) -> KabenvsState:  # clone(): the kabenvs state's own cheap copy

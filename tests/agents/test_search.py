@@ -579,7 +579,35 @@ def test_a_marked_first_world_is_drawn_again_and_never_walked_when_every_retry_i
     always.resample_hidden = lambda player, rng=None: _marked_copy(always)
     lonely = Worlds(always, 0)
     assert lonely.draw(rng) is None  # nothing to walk in its place: the simulation is not run
-    assert (lonely.followed_truth, lonely.replaced, lonely.skipped) == (1, 0, 1)
+    assert (lonely.followed_truth, lonely.replaced, lonely.skipped, lonely.patient) == (1, 0, 1, 1)
+    assert lonely.draw(rng) is None and lonely.patient == 1  # one patient draw a search, not more
+
+
+def test_a_patient_draw_gives_the_search_its_first_world_where_usual_draws_give_up():
+    """A resampler that keeps the real cards unless it is patient (kabenvs.core.patience): the
+    search's first draw, and its retries, come back marked; its one patient draw is walked and
+    kept, and later marked draws are replaced by copies of it."""
+    from kabenvs.agents.search.tree import Worlds
+    from kabenvs.core.patience import is_patient
+
+    game = _HighCardGame(num_players=2)
+    state = game.new_state(1)
+    state.__class__ = _GivingUpState
+    state.touch()
+    plain = _GivingUpState.resample_hidden
+
+    def impatient(player, rng=None):
+        state._calls = 0 if is_patient() else 1  # even calls give up: only patient ones succeed
+        return plain(state, player, rng)
+
+    state.resample_hidden = impatient
+    source = Worlds(state, 0)
+    rng = np.random.default_rng(0)
+    first = source.draw(rng)
+    assert not first._followed_truth and first.cards[0] == state.cards[0]
+    assert (source.followed_truth, source.replaced, source.skipped, source.patient) == (1, 1, 0, 1)
+    later = [source.draw(rng) for _ in range(5)]
+    assert not any(w._followed_truth for w in later) and source.patient == 1 and source.replaced == 6
 
 
 @pytest.mark.parametrize("algo", ["ismcts", "pimc"])

@@ -266,10 +266,10 @@ def test_a_world_that_followed_the_truth_is_not_handed_to_openspiel():
     assert state.patient_draws == 1  # after a patient draw that gave up too
 
 
-def test_the_last_resort_draws_once_more_with_patience():
+def test_a_position_whose_usual_draws_all_give_up_gets_a_patient_draw():
     # A resampler that gives up unless it is patient (kabenvs.core.patience): at a position with
-    # nothing drawn before, the last resort's patient draw is the usual world OpenSpiel gets, and
-    # later draws there may copy it.
+    # nothing drawn before, the patient draw is the usual world OpenSpiel gets, and later draws
+    # there copy it.
     from kabenvs.core.patience import is_patient
 
     state, rng = _cabula_ten_moves_in()

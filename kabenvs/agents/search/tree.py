@@ -50,6 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kabenvs.core.game import State
+from kabenvs.core.patience import patient
 
 # prior(state, player) -> (probabilities over the game's whole action space, value for player)
 Prior = Callable[[State, int], tuple[Sequence[float] | np.ndarray | None, float]]
@@ -266,11 +267,12 @@ class Worlds:
     out of budget looking for one that varies them). Such a world would tell the search which
     card went, so a copy of a world drawn earlier in this search the usual way (the first
     ``KEEP`` are kept, each as likely as any other draw) is walked in its place, with a fresh
-    future. When none has been drawn yet, up to ``RETRIES`` more worlds are drawn at once; when
-    they all come back marked too, ``draw`` returns None and that simulation is not run (a marked
-    world is never walked: the search would read the real hidden choices from it). A search that
-    got no world at all chooses without one (``SearchAgent``). The draws depend only on the state
-    and ``rng``, so a seeded search stays reproducible."""
+    future. When none has been drawn yet, up to ``RETRIES`` more worlds are drawn at once, then
+    (once per search) one *patient* draw (``core.patience``: the resampler tries far longer);
+    when they all come back marked too, ``draw`` returns None and that simulation is not run (a
+    marked world is never walked: the search would read the real hidden choices from it). A
+    search that got no world at all chooses without one (``SearchAgent``). The draws depend only
+    on the state and ``rng``, so a seeded search stays reproducible."""
 
     KEEP = 16
     RETRIES = 2
@@ -281,6 +283,7 @@ class Worlds:
         self.followed_truth = 0  # marked worlds the resampler returned
         self.replaced = 0  # of those, how many were replaced by a kept world
         self.skipped = 0  # of those, how many had no replacement: the simulation was not run
+        self.patient = 0  # patient draws made (at most one: it can take a fraction of a second)
 
     def draw(self, rng: np.random.Generator) -> State | None:
         world = self.state.resample_hidden(self.me, rng)
@@ -290,6 +293,13 @@ class Worlds:
         if not self.kept:  # nothing to walk instead yet: a few more tries first
             for _ in range(self.RETRIES):
                 again = self.state.resample_hidden(self.me, rng)
+                if not getattr(again, "_followed_truth", False):
+                    self.replaced += 1
+                    return self.keep(again)
+            if not self.patient:
+                self.patient += 1
+                with patient():
+                    again = self.state.resample_hidden(self.me, rng)
                 if not getattr(again, "_followed_truth", False):
                     self.replaced += 1
                     return self.keep(again)
