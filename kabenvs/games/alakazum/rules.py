@@ -189,6 +189,10 @@ class AlakazumGame(Game):
         self.move_of = [cat.move(a) for a in range(cat.size)]
         self.char_ids = [cat.id("character", k) for k in range(cs.num_chars)]
         self.pass_id = cat.id("pass")
+        # ids the legality code asks for on most decisions, looked up once
+        self.voodoo_id, self.broom_id, self.fight_id = cat.id("voodoo"), cat.id("broom"), cat.id("fight")
+        self.magic_ids = [cat.id("magic", s) for s in range(len(SPELL_COST))]
+        self.alakazum_ids = [cat.id("alakazum", c) for c in range(len(cat.range("alakazum")))]
         self.market_id = {t: cat.id("market", t) for (t,) in (cat.move(a) for a in cat.range("market"))}
         self.food_id = {m: cat.id("food", *m) for m in (cat.move(a) for a in cat.range("food"))}
         self.potion_id = {m: cat.id("potion", *m) for m in (cat.move(a) for a in cat.range("potion"))}
@@ -649,7 +653,7 @@ class AlakazumState(State):
         if k == FIGHT_TARGET:
             return sorted(ids[cs.char_index[c]] for c in self._attack_targets(p))
         if k == VOODOO:
-            return [g.pass_id, g.catalog.id("voodoo")] if self._has_effect(p, "voodoo") else [g.pass_id]
+            return [g.pass_id, g.voodoo_id] if self._has_effect(p, "voodoo") else [g.pass_id]
         if k in (FIGHTER, LEV_MINE):
             team = self.teams[p] if k == FIGHTER else self._levitation_mine(p)
             return sorted(ids[cs.char_index[c]] for c in team)
@@ -687,7 +691,7 @@ class AlakazumState(State):
             return sorted(ids[cs.char_index[c]] for c in self._losable(p)
                           if cs.cards[c].culture in (cul, MULTI))
         if k == ALAKAZUM:
-            out = [g.catalog.id("alakazum", c) for c, pts in enumerate(self._all_culture_points(p))
+            out = [g.alakazum_ids[c] for c, pts in enumerate(self._all_culture_points(p))
                    if pts >= ALAKAZUM_THRESHOLD]
             return out + [g.pass_id]
         raise AssertionError(f"unknown decision {k}")
@@ -739,13 +743,14 @@ class AlakazumState(State):
             elif e == "hat":
                 hats += n * cs.ht_value[t]
             elif e == "broom" and any(self.broom[c] < 0 for c in self.teams[p]):
-                out.append(g.catalog.id("broom"))
+                out.append(g.broom_id)
         if self._attack_targets(p):
-            out.append(g.catalog.id("fight"))
+            out.append(g.fight_id)
         energy = hats + self._energy(p)
+        magic = g.magic_ids
         for s, cost in enumerate(SPELL_COST):
             if cost <= energy and self._spell_possible(p, s):
-                out.append(g.catalog.id("magic", s))
+                out.append(magic[s])
         return sorted(out)
 
     def _legal_potions(self, p: int, k: str) -> list[int]:
