@@ -10,10 +10,10 @@ after several marked draws in a row it asks once more inside ``patient()``. Ther
 makes ``PATIENT_TRIES`` times as many tries (each a backtracking search in a new random order)
 with ``PATIENT_BUDGET`` times the budget each: the real choices are then only one candidate among
 the others, tried in their random turn. Restarts beat a larger budget for these searches, whose
-running times are heavy-tailed: at positions where the usual Alakazum! draw fell back in 12 of 24
-draws, 16 tries at 4x the budget fell back in none of 42 (195 ms a draw), where 64x the budget
-in one try still fell back in 2 of 42 (416 ms); Cábula's 16x tries fell back in none of 24 where
-the usual draw did in 5 (30 ms against 25 ms a draw: a failing try is cheap).
+running times are heavy-tailed: at 14 positions where the usual Alakazum! draw fell back in 16 of
+42 draws (78 ms a draw), patient draws fell back in none of 42 (172 ms a draw), where 64x the
+budget in one try still fell back in 2 of 42 (416 ms); in Cábula, none of 24 patient draws fell
+back where 5 of 24 usual ones did (51 ms against 31 ms a draw: a failing try is cheap).
 
 The budget is not lifted altogether: backtracking over many hidden choices can take exponential
 time in a contrived position, and a program that hangs is worse than a marked world (still
