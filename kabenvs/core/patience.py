@@ -5,8 +5,9 @@ a budget (Cábula's and Alakazum!'s: docs/games/cabula.md and alakazum.md, "Resa
 the budget runs out they return a world that keeps the real hidden choices, marked
 ``_followed_truth``: consistent with the seat's history, but it would tell a search which card
 went where. The search bot never walks such a world (``search.tree.Worlds`` copies an earlier
-one, or skips the simulation); OpenSpiel's ``resample_from_infostate`` must return a state, so
-after several marked draws in a row it asks once more inside ``patient()``. There a resampler
+one, or skips the simulation), and OpenSpiel's ``resample_from_infostate`` (which must return a
+state) goes through the same ``Worlds``. When a decision's first draws all come back marked and
+there is no earlier world to copy, ``Worlds`` asks once more inside ``patient()``. There a resampler
 makes ``PATIENT_TRIES`` times as many tries (each a backtracking search in a new random order)
 with ``PATIENT_BUDGET`` times the budget each: the real choices are then only one candidate among
 the others, tried in their random turn. Restarts beat a larger budget for these searches, whose

@@ -1,7 +1,8 @@
 """Patient resampling (kabenvs.core.patience): inside ``patient()`` the backtracking resamplers
 try more often and longer, so a position where the usual budget runs out (and a world keeping
-the real hidden choices comes back, marked) gets a world of its own. OpenSpiel's last
-resort uses it (tests/interop/test_openspiel.py); these checks need no extra installed."""
+the real hidden choices comes back, marked) gets a world of its own. The search's Worlds (and
+OpenSpiel through it) makes such a draw (tests/agents/test_search.py,
+tests/interop/test_openspiel.py); these checks need no extra installed."""
 
 from __future__ import annotations
 
