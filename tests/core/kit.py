@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -90,6 +91,28 @@ def full_games(game: Game, seed: int, n_games: int, min_games: int = 3):
             state.apply(a)
         steps += len(actions)
         yield before, actions, state
+
+
+def worlds_distribution_gap(state, seat: int, other, draws: int) -> tuple[float, tuple]:
+    """The largest two-sample z statistic, over every (hidden zone, item), of how many copies of
+    the item the zone holds in ``draws`` worlds resampled from ``state`` and from ``other`` (a
+    world of it, which the seat cannot tell from it): the same distribution gives |z| of a few.
+    For a game that does not claim ``worlds_depend_only_on_information`` (docs/adding_a_game.md):
+    its worlds must at least follow one distribution on states the seat cannot tell apart."""
+    counts = []
+    for source, offset in ((state, 0), (other, 10**6)):
+        rows = []
+        for i in range(draws):
+            world = source.resample_hidden(seat, np.random.default_rng(offset + i))
+            rows.append(Counter((z, x) for z, items in world.hidden_zones(seat).items() for x in items))
+        counts.append(rows)
+    worst = (0.0, ())
+    for key in set().union(*(row for rows in counts for row in rows)):
+        a, b = (np.array([row[key] for row in rows], dtype=float) for rows in counts)
+        se = np.sqrt(a.var(ddof=1) / draws + b.var(ddof=1) / draws)
+        z = abs(a.mean() - b.mean()) / se if se else (0.0 if a.mean() == b.mean() else np.inf)
+        worst = max(worst, (z, key))
+    return worst
 
 
 def observationally_equal_groups(before: State, viewer: int, legal: list[int]) -> list[list[int]]:

@@ -8,6 +8,8 @@ import pytest
 
 from kabenvs.games.alakazum import AlakazumGame
 
+from tests.core.kit import worlds_distribution_gap
+
 from .helpers import Table, do
 
 
@@ -329,28 +331,6 @@ def _position(players: int, seed: int, fraction: float):
     return states[int(len(states) * fraction)]
 
 
-def _largest_gap(state, seat: int, other, draws: int) -> tuple[float, tuple]:
-    """The largest two-sample z statistic, over every (hidden zone, item), of how many copies of
-    the item the zone holds in ``draws`` worlds resampled from ``state`` and from ``other`` (a
-    world of it, which the seat cannot tell from it): the same distribution gives |z| of a few."""
-    from collections import Counter
-
-    counts = []
-    for source, offset in ((state, 0), (other, 10**6)):
-        rows = []
-        for i in range(draws):
-            world = source.resample_hidden(seat, np.random.default_rng(offset + i))
-            rows.append(Counter((z, x) for z, items in world.hidden_zones(seat).items() for x in items))
-        counts.append(rows)
-    worst = (0.0, ())
-    for key in set().union(*(row for rows in counts for row in rows)):
-        a, b = (np.array([row[key] for row in rows], dtype=float) for rows in counts)
-        se = np.sqrt(a.var(ddof=1) / draws + b.var(ddof=1) / draws)
-        z = abs(a.mean() - b.mean()) / se if se else (0.0 if a.mean() == b.mean() else np.inf)
-        worst = max(worst, (z, key))
-    return worst
-
-
 @pytest.mark.xfail(strict=True, reason="issue 13, open: Alakazum!'s resampler keeps the identity of cards the "
                    "seat saw by physical card id; a world that routed two identical copies differently (a move "
                    "takes the first card of a type in a hand) pins other cards, so its worlds are drawn unlike "
@@ -366,7 +346,7 @@ def test_worlds_drawn_from_a_world_are_drawn_like_worlds_of_the_truth():
     seat = state.current_player
     other = state.resample_hidden(seat, np.random.default_rng(999))
     assert not other._followed_truth
-    z, key = _largest_gap(state, seat, other, 150)
+    z, key = worlds_distribution_gap(state, seat, other, 150)
     assert z < 6, f"{key}: z = {z:.1f}"
 
 
