@@ -8,7 +8,11 @@ identity). We
 1. replay the real game from its start and collect every card ``p`` saw that could be hidden
    from it later (``visible``), which physical card each hidden choice of the history took (a
    card given away, a Forest Magic card kept or put back), and what each Alakazum showed a hand
-   not to hold;
+   not to hold. This analysis replay routes identical copies canonically: when another hand gives
+   up a card of a type, a copy ``p`` has seen leaves first. Which copy leaves is no information,
+   so every history ``p`` cannot tell apart ends with the same seen cards in the same places, and
+   the worlds drawn depend on what ``p`` saw, not on how the truth happened to route its copies;
+   the rest works on this canonical present;
 2. draw a permutation of the never-seen cards that keeps what ``p`` could tell about them: a card
    now in another hand stays a hand card (``p`` saw a hand card drawn or given), another caster's
    kept Forest Magic card stays a non-hand card (it did not go to a hand), an unseen final enemy
@@ -150,15 +154,17 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     game = state.game
     cs = game.cs
     origin, actions = _start_of(state)
-    seen, taken, barred, secret = _history_facts(state, p, origin, actions)
-    # 2. a permutation of the never-seen cards keeping what p could tell about them
-    zones = _hidden_now(state, p)
+    seen, taken, barred, secret, present = _history_facts(state, p, origin, actions)
+    # 2. a permutation of the never-seen cards keeping what p could tell about them. ``present``
+    # is this position as the analysis replayed it (seen copies routed out first): the same cards
+    # in the same places by type, possibly other copies by id.
+    zones = _hidden_now(present, p)
     hidden = {c for cards in zones.values() for c in cards} - seen
-    fixed = _hats_being_paid(state, p, hidden)
+    fixed = _hats_being_paid(present, p, hidden)
     hidden -= fixed
-    finals = set(state.finals)
-    need_hand = [c for q in range(state.num_players) if q != p for c in state.hands[q] if c in hidden]
-    need_other = [state.fm_keep] if state.fm_keep in hidden else []
+    finals = set(present.finals)
+    need_hand = [c for q in range(present.num_players) if q != p for c in present.hands[q] if c in hidden]
+    need_other = [present.fm_keep] if present.fm_keep in hidden else []
     free = sorted(c for c in hidden if c not in finals and c not in need_hand and c not in need_other)
     sigma = _assign(cs, need_hand, need_other, free, barred, rng)
     unseen_finals = sorted(c for c in hidden if c in finals)
@@ -379,6 +385,7 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     # cards held then are none of those (card -> cultures announced while it was held).
     barred: dict[int, set[int]] = {}
     replay = origin.clone()
+    _route_seen_copies_first(replay, p, seen)
     kind_of, move_of = game.kind_of, game.move_of
     for k, a in enumerate(actions):
         taken.append(_taken(replay, a))
@@ -403,8 +410,35 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
         replay._apply(a)
         replay._forget_legal()
         seen |= visible(replay, p)
-    memo[key] = (seen, taken, barred, secret)
+    del replay._find  # the engine's own choice again (the replay is kept as the present)
+    memo[key] = (seen, taken, barred, secret, replay)
     return memo[key]
+
+
+def _route_seen_copies_first(replay: "AlakazumState", p: int, seen: set[int]) -> None:
+    """Make ``replay`` take, whenever another hand gives up a card of a type (played, paid, given
+    away), a copy ``p`` has seen before one it has not (among identical copies).
+
+    Which copy leaves is no information (copies are identical, knowledge is by type), but the
+    resampler keeps seen cards by id: the engine takes the last copy in the hand, so a history
+    whose hidden card happens to be a second copy would send that one away and keep the seen
+    copy, pinned, where another history the seat cannot tell from it keeps nothing pinned. Routing
+    seen copies out first gives every such history the same seen cards in the same places (the
+    fewest pinned), so the worlds drawn depend on what the seat saw, not on the truth's routing.
+    ``seen`` is the caller's set, grown as the replay goes."""
+    ht = replay.game.cs.htype
+    engine_find = replay._find
+
+    def find(q: int, t: int) -> int:
+        if q != p:
+            hand = replay.hands[q]
+            for i in range(len(hand) - 1, -1, -1):
+                c = hand[i]
+                if ht[c] == t and c in seen:
+                    return c
+        return engine_find(q, t)
+
+    replay._find = find
 
 
 # Greedy tries of _assign before the complete matching (none of 874 resamples over five random

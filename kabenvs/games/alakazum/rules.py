@@ -866,7 +866,9 @@ class AlakazumState(State):
 
     def _on_voodoo(self, p, pend, kind, move) -> None:
         if kind == "voodoo":
-            doll = next(c for c in self.hands[p] if self.game.cs.effect[c] == "voodoo")
+            cs = self.game.cs
+            # by type, like every card leaving a hand (resample.py routes which copy goes)
+            doll = self._find(p, cs.htype[next(c for c in self.hands[p] if cs.effect[c] == "voodoo")])
             self._hand_remove(p, doll, None)
             self.boxed.append(doll)
             actor = pend["actor"]

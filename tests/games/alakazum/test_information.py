@@ -331,17 +331,13 @@ def _position(players: int, seed: int, fraction: float):
     return states[int(len(states) * fraction)]
 
 
-@pytest.mark.xfail(strict=True, reason="issue 13, open: Alakazum!'s resampler keeps the identity of cards the "
-                   "seat saw by physical card id; a world that routed two identical copies differently (a move "
-                   "takes the first card of a type in a hand) pins other cards, so its worlds are drawn unlike "
-                   "the truth's (docs/games/alakazum.md, Resampling)")
 def test_worlds_drawn_from_a_world_are_drawn_like_worlds_of_the_truth():
     """Seat 2 of a 3-player game, a third of the way in (seed 1): the real state and a world of it
     (seed 999) are the same to the seat, so the worlds it draws from either must follow one
-    distribution. The world pins player 1's one hidden card (the card the world put there had
-    been seen by the seat under its id earlier in the world's replay, where the real game showed
-    the seat another copy of that type): every world of it keeps that card, against 4% of the
-    truth's worlds keeping the truth's (z about 40)."""
+    distribution. Before the resampler routed seen copies out first, the world pinned player 1's
+    one hidden card (the world's replay had sent the other copy of a Double potion to the table,
+    keeping the one the seat saw under its id): every world of it kept that card, against 4% of
+    the truth's worlds keeping the truth's (z about 40)."""
     state = _position(3, 1, 0.3)
     seat = state.current_player
     other = state.resample_hidden(seat, np.random.default_rng(999))
@@ -352,7 +348,7 @@ def test_worlds_drawn_from_a_world_are_drawn_like_worlds_of_the_truth():
 
 @pytest.mark.xfail(strict=True, reason="issue 13, open: Alakazum!'s worlds replay the real generator's reshuffles, so "
                    "a card the seat saw go back into the forest deck (a lost forest fight reshuffles it in) lies at "
-                   "its true position in every world (docs/games/alakazum.md, Known gap)")
+                   "its true position in every world (docs/games/alakazum.md, Known gaps)")
 def test_a_card_shuffled_back_into_the_forest_lies_anywhere_in_the_worlds():
     """Seat 0 of a 2-player game (seed 1), 20 moves in: a character it saw fought and lost to was
     shuffled back into the forest deck, among some 80 cards it cannot see. Where it lies is
