@@ -42,17 +42,24 @@ def test_the_search_bot_plays_whole_games(env_id, players):
     game = make_game(env_id, num_players=players)
     state = game.new_state(np.random.default_rng(players))
     agents = [SearchAgent(seed=10 + p, sims=2) for p in range(players)]
-    moves = 0
+    moves = choices = short = 0
     while state.current_player is not None:
         p = state.current_player
         legal = state.legal_actions()
         action = agents[p].act(Decision(p, state))
         assert action in legal
         if len(legal) > 1:
-            assert agents[p].last_iterations == 2
+            # Every simulation runs, except one skipped because no world came back that varies
+            # the other seats' hidden choices (search.tree.Worlds: Alakazum!'s resampler after a
+            # large hidden gift can run out of budget even patiently; never the real choices).
+            skipped = agents[p].last_worlds.skipped
+            assert agents[p].last_iterations + skipped == 2
+            choices += 1
+            short += skipped > 0
         state.apply(action)
         moves += 1
         assert moves <= game.max_decisions()
+    assert short <= 0.05 * choices  # rare (Alakazum! 4 players: 3 decisions of 261)
     assert not state.truncated  # each game ended by its own rules
     assert len(state.returns()) == players
 

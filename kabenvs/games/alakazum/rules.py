@@ -277,8 +277,10 @@ class AlakazumGame(Game):
 
 class AlakazumState(State):
     # The public rows came after the first saves: older saves rebuild them (State.added_fields).
+    # So did the reshuffle script (a saved game never had one: its reshuffles were its generator's).
     added_fields = {name: (lambda game, fields, k=k: _public_fields(game.num_players)[k]) for k, name in
                     enumerate(("public_known", "public_groups", "public_joint", "public_capped"))}
+    added_fields["shuffles"] = lambda game, fields: []
     game: AlakazumGame
 
     # ------------------------------------------------------------------ setup
@@ -336,6 +338,9 @@ class AlakazumState(State):
         s.santa = []
         s.staged = []  # hats paid for an announced spell, on the table during the voodoo window
         s.fm_knew = []  # players whose knowledge of the deck top covered the six (resample keeps them)
+        # The orders of the next reshuffles, used before the generator's (None: the generator's):
+        # a resampled world's start scripts its own past reshuffles (resample.py); empty in play
+        s.shuffles = []
         finals = [f for f, _ in game.finals_in_play]
         s.finals = [int(finals[i]) for i in rng.permutation(len(finals))]
         s.revealed = [False] * len(s.finals)
@@ -572,10 +577,23 @@ class AlakazumState(State):
                     self.forest_sets[o] = [0, [], [], 0]
         return card
 
-    def _reshuffle_forest(self) -> None:
+    def _shuffle_order(self, n: int) -> list[int]:
+        """The order of a reshuffle of ``n`` cards: the generator's, or the next scripted one. The
+        generator draws either way, so the dice after it are the game's own."""
         # (tolist: the same draw; indexing the list with Python ints instead of numpy scalars
         # takes ~15 us instead of ~24 for a 60-card deck)
-        self.forest = [self.forest[i] for i in self.rng.permutation(len(self.forest)).tolist()]
+        order = self.rng.permutation(n).tolist()
+        if self.shuffles:
+            scripted = self.shuffles.pop(0)
+            if scripted is not None:
+                if len(scripted) != n:
+                    raise ValueError(f"shuffles: the scripted reshuffle orders {len(scripted)} cards, "
+                                     f"the forest deck holds {n}")
+                order = scripted
+        return order
+
+    def _reshuffle_forest(self) -> None:
+        self.forest = [self.forest[i] for i in self._shuffle_order(len(self.forest))]
         self.forest_known = [0] * self.num_players
         self.forest_sets = [[0, [], [], 0] for _ in range(self.num_players)]
 
@@ -1500,7 +1518,7 @@ _SCALARS = ("current_player", "truncated", "turn", "turn_player", "stage", "expl
             "actions_left", "in_dejavu", "over", "fm_keep", "first_player")
 _FLAT_LISTS = ("history", "winners_list", "forest_known", "level", "broom", "graveyard", "boxed",
                "fm", "fm_order", "fm_knew", "staged", "finals", "revealed", "market", "display", "forest",
-               "exchanges")
+               "exchanges", "shuffles")  # (a scripted order is never mutated, only popped)
 
 
 def _public_fields(n: int) -> tuple[list, list, list, list]:

@@ -104,6 +104,7 @@ def check_fields(state: "AlakazumState") -> list[str]:
         ok &= ch.cards(name, getattr(s, name))
     ok &= ch.int_in("fm_keep", s.fm_keep, -1, len(cs.cards) - 1)
     ok &= ch.list_of("fm_knew", s.fm_knew, ch.seat)
+    ok &= ch.list_of("shuffles", s.shuffles, lambda k, v: v is None or _order(ch, k, v))
     ok &= ch.list_of("forest_known", s.forest_known, lambda k, v: ch.int_in(k, v, 0, 5), n)
     from kabenvs.games.alakazum.rules import MAX_PLAYS
 
@@ -319,6 +320,14 @@ def _groups(ch: _Checker, name: str, v: Any) -> bool:
         ok &= ch.int_in(f"{name}[{i}][1]", g[1], 0, max(0, len(g[0]) - 1) if isinstance(g[0], list) else 0)
         ok &= ch.int_in(f"{name}[{i}][2]", g[2], 1, ch.num_cards)
     return ok
+
+
+def _order(ch: _Checker, name: str, v: Any) -> bool:
+    """shuffles[i]: a scripted reshuffle, the order of the deck's cards (a permutation of 0..n-1)."""
+    if not isinstance(v, list) or sorted(x for x in v if _int(x)) != list(range(len(v))):
+        ch.fail(f"{name}: a reshuffle order must be a list of the numbers 0 to n-1 in some order, or null")
+        return False
+    return True
 
 
 def _forest_set(ch: _Checker, name: str, v: Any) -> bool:
