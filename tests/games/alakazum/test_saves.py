@@ -159,3 +159,14 @@ def test_a_malformed_reshuffle_script_is_refused_naming_the_field(bad):
     data["state"]["shuffles"] = bad
     with pytest.raises(ConfigError, match="shuffles"):
         State.from_json(data)
+
+
+def test_a_reshuffle_script_that_does_not_fit_the_deck_is_refused_on_load():
+    import numpy as np
+
+    s = mid_game(n=2, steps=120, seed=1)
+    data = s.resample_hidden(s.current_player, np.random.default_rng(3)).to_dict()
+    script = data["state"]["start"]["state"]["shuffles"]
+    script[next(i for i, x in enumerate(script) if x is not None)] = [0, 1, 2, 3, 4]
+    with pytest.raises(ConfigError, match="shuffles: the scripted reshuffle orders 5 cards"):
+        State.from_json(data)
