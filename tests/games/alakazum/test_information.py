@@ -346,6 +346,17 @@ def test_worlds_drawn_from_a_world_are_drawn_like_worlds_of_the_truth():
     assert z < 6, f"{key}: z = {z:.1f}"
 
 
+@pytest.mark.parametrize("players,seed,fraction", [(2, 2, 0.6), (2, 5, 0.9), (5, 12, 0.3)])
+def test_worlds_of_a_world_match_the_truths_at_other_positions(players, seed, fraction):
+    """More positions where the worlds used to follow the truth's routing of identical copies
+    (z 14.2, 9.7 and 12.2 with 60 draws before the fix; 2.5, 2.0 and 2.0 with 100 after)."""
+    state = _position(players, seed, fraction)
+    seat = state.current_player
+    other = state.resample_hidden(seat, np.random.default_rng(999))
+    z, key = worlds_distribution_gap(state, seat, other, 100)
+    assert z < 6, f"{key}: z = {z:.1f}"
+
+
 def test_a_card_shuffled_back_into_the_forest_lies_anywhere_in_the_worlds():
     """Seat 0 of a 2-player game (seed 1), 20 moves in: a character it saw fought and lost to was
     shuffled back into the forest deck, among some 80 cards it cannot see. Where it lies is
