@@ -447,6 +447,31 @@ def test_resampled_world_replays_the_seats_whole_history(case):
 
 
 @cases
+def test_a_world_never_carries_the_real_generator(case):
+    """A resampled world holds nothing of the real game's generator: neither as its own ``rng``
+    (the real future) nor in its ``start`` (a generator state can be stepped back to the real
+    deal, and replayed forward to the real future), nor at the end of a replay from that start.
+    Its past chance, where it has any, is a record in its start instead."""
+    game = build(case)
+    if not game.has_hidden_information:
+        pytest.skip("no hidden information")
+    before_states, _actions, _end = next(full_games(game, seed=101, n_games=1, min_games=1))
+    for state in before_states[:: max(1, len(before_states) // 6)]:
+        p = state.current_player
+        world = state.resample_hidden(p, np.random.default_rng(5))
+        real = {json.dumps(state.rng.bit_generator.state, sort_keys=True)}
+        if state.start is not None:
+            real.add(json.dumps(state.start["rng"], sort_keys=True))
+        assert json.dumps(world.rng.bit_generator.state, sort_keys=True) not in real
+        if world.start is not None:
+            assert json.dumps(world.start["rng"], sort_keys=True) not in real
+            replay = world.replay_start()
+            for a in world.replay_actions():
+                replay.apply(a)
+            assert json.dumps(replay.rng.bit_generator.state, sort_keys=True) not in real
+
+
+@cases
 def test_the_same_generator_deals_the_same_world_on_states_the_seat_cannot_tell_apart(case):
     """Where a game claims it (``Game.worlds_depend_only_on_information``): the real state and a
     world of it, resampled for the same seat with the same generator, give the same world (marked

@@ -20,12 +20,11 @@ identity). We
    the spell showed they hold them);
 3. relabel the start with it, rewrite the hidden choices of the history to the relabelled cards'
    types (``give Broom`` becomes ``give Traca`` if the Broom was relabelled a Traca), and replay
-   the rewritten history from the relabelled start: the replay is the world. Public chance (the
-   dice) replays identically from the real start's generator, since the number of draws and the
-   deck size at each reshuffle are public; the world's own generator (its future) is fresh from
-   the caller's ``rng``. The reshuffles follow the world's start's script instead
-   (``_script_reshuffles``): the history's own orders, with the last reshuffle's unmoved, unseen
-   bottom cards in a new order, so a card the seat saw go into the deck lies anywhere among them.
+   the rewritten history from the relabelled start: the replay is the world. Its past chance is
+   scripted in its start (``_script_chance``): the history's own dice (public), and its reshuffle
+   orders with the last reshuffle's unmoved, unseen bottom cards in a new order, so a card the
+   seat saw go into the deck lies anywhere among them. The start's generator and the world's own
+   (its future) are fresh from the caller's ``rng``: a world never carries the real generator.
 
 A state without a recorded start (an older save) is treated as its own start.
 """
@@ -156,7 +155,7 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     game = state.game
     cs = game.cs
     origin, actions = _start_of(state)
-    seen, taken, barred, secret, present, shuffles = _history_facts(state, p, origin, actions)
+    seen, taken, barred, secret, present, chance = _history_facts(state, p, origin, actions)
     # 2. a permutation of the never-seen cards keeping what p could tell about them. ``present``
     # is this position as the analysis replayed it (seen copies routed out first): the same cards
     # in the same places by type, possibly other copies by id.
@@ -175,8 +174,8 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     # 3. relabel the start, rewrite the hidden choices, replay
     start = origin.start
     fields = _relabel(start["state"], sigma)
-    fields["shuffles"] = _script_reshuffles(start["state"], shuffles, rng)
-    new_start = {"state": fields, "rng": start["rng"]}
+    _script_chance(fields, chance, rng)
+    new_start = {"state": fields, "rng": np.random.default_rng(int(rng.integers(0, 2**63))).bit_generator.state}
     hidden_steps, run_start = _runs_to_rechoose([e for e in secret if taken[e[0]] >= 0])
     world = None
     if hidden_steps:
@@ -389,7 +388,7 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     barred: dict[int, set[int]] = {}
     replay = origin.clone()
     _route_seen_copies_first(replay, p, seen)
-    shuffles = _track_reshuffles(replay)
+    chance = _track_chance(replay)
     kind_of, move_of = game.kind_of, game.move_of
     for k, a in enumerate(actions):
         taken.append(_taken(replay, a))
@@ -414,35 +413,38 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
         replay._apply(a)
         replay._forget_legal()
         seen |= visible(replay, p)
-    for name in ("_find", "_shuffle_order", "_draw_forest", "_fm_sets"):
+    for name in ("_find", "_roll", "_shuffle_order", "_draw_forest", "_fm_sets"):
         delattr(replay, name)  # the engine's own methods again (the replay is kept as the present)
-    memo[key] = (seen, taken, barred, secret, replay, shuffles)
+    memo[key] = (seen, taken, barred, secret, replay, chance)
     return memo[key]
 
 
-class _Reshuffles:
-    """The reshuffles of the forest deck over a replay: how many, the order of the last one, and
-    the fewest cards the deck has held since it (``low``): its bottom ``low`` cards have not
-    moved since that reshuffle, and nobody has seen them."""
+class _Chance:
+    """The chance of a replay, as it fell: every die, every reshuffle's order, and the fewest cards
+    the forest deck has held since the last reshuffle (``low``: its bottom ``low`` cards have not
+    moved since, and nobody has seen them)."""
 
     def __init__(self) -> None:
-        self.count = 0
-        self.last: list[int] = []
+        self.rolls: list[int] = []
+        self.orders: list[list[int]] = []
         self.low = 0
 
 
-def _track_reshuffles(replay: "AlakazumState") -> _Reshuffles:
-    """Follow ``replay``'s reshuffles (instance overrides of the engine's methods, which the caller
+def _track_chance(replay: "AlakazumState") -> _Chance:
+    """Follow ``replay``'s chance (instance overrides of the engine's methods, which the caller
     removes): every card leaves the deck through a draw (``_draw_forest``) or a Forest Magic
     spell's take (``_fm_sets`` just before it)."""
-    out = _Reshuffles()
-    order_of, draw, fm_sets = replay._shuffle_order, replay._draw_forest, replay._fm_sets
+    out = _Chance()
+    roll, order_of, draw, fm_sets = replay._roll, replay._shuffle_order, replay._draw_forest, replay._fm_sets
+
+    def die() -> int:
+        out.rolls.append(roll())
+        return out.rolls[-1]
 
     def shuffle_order(n: int) -> list[int]:
-        out.count += 1
-        out.last = order_of(n)
+        out.orders.append(order_of(n))
         out.low = n
-        return out.last
+        return out.orders[-1]
 
     def draw_forest(q: int) -> int:
         card = draw(q)
@@ -453,23 +455,27 @@ def _track_reshuffles(replay: "AlakazumState") -> _Reshuffles:
         fm_sets(q, take)
         out.low = min(out.low, len(replay.forest) - take)
 
+    replay._roll = die
     replay._shuffle_order = shuffle_order
     replay._draw_forest = draw_forest
     replay._fm_sets = take_for_forest_magic
     return out
 
 
-def _script_reshuffles(start_fields: dict, shuffles: _Reshuffles, rng: np.random.Generator) -> list:
-    """The world's reshuffle script: the history's own orders, except that the last reshuffle's
-    bottom ``low`` cards (unmoved and unseen since) lie in a new random order among themselves.
-    A card the seat saw go into the deck before that reshuffle (a character a lost fight put back)
-    then lies anywhere among them, as far as the seat can tell, instead of at its real place."""
-    script = list(start_fields.get("shuffles", []))[: shuffles.count]
-    script += [None] * (shuffles.count - len(script))
-    if shuffles.count and shuffles.low > 1:
-        order, low = shuffles.last, shuffles.low
-        script[-1] = [order[i] for i in rng.permutation(low).tolist()] + order[low:]
-    return script
+def _script_chance(fields: dict, chance: _Chance, rng: np.random.Generator) -> None:
+    """Write the world's past chance into its start ``fields``, so that its start carries a fresh
+    generator, not the real one (whose state would give the real deal, by stepping it back, and
+    the real future): the history's own dice and reshuffle orders, except that the last
+    reshuffle's bottom ``low`` cards (unmoved and unseen since) lie in a new random order among
+    themselves. A card the seat saw go into the deck before that reshuffle (a character a lost
+    fight put back) then lies anywhere among them, as far as the seat can tell, instead of at its
+    real place."""
+    orders = [order[:] for order in chance.orders]
+    if orders and chance.low > 1:
+        order, low = orders[-1], chance.low
+        orders[-1] = [order[i] for i in rng.permutation(low).tolist()] + order[low:]
+    fields["shuffles"] = orders
+    fields["rolls"] = chance.rolls[:]
 
 
 def _route_seen_copies_first(replay: "AlakazumState", p: int, seen: set[int]) -> None:

@@ -277,10 +277,11 @@ class AlakazumGame(Game):
 
 class AlakazumState(State):
     # The public rows came after the first saves: older saves rebuild them (State.added_fields).
-    # So did the reshuffle script (a saved game never had one: its reshuffles were its generator's).
+    # So did the chance scripts (a saved game never had one: its chance was its generator's).
     added_fields = {name: (lambda game, fields, k=k: _public_fields(game.num_players)[k]) for k, name in
                     enumerate(("public_known", "public_groups", "public_joint", "public_capped"))}
     added_fields["shuffles"] = lambda game, fields: []
+    added_fields["rolls"] = lambda game, fields: []
     game: AlakazumGame
 
     # ------------------------------------------------------------------ setup
@@ -338,9 +339,11 @@ class AlakazumState(State):
         s.santa = []
         s.staged = []  # hats paid for an announced spell, on the table during the voodoo window
         s.fm_knew = []  # players whose knowledge of the deck top covered the six (resample keeps them)
-        # The orders of the next reshuffles, used before the generator's (None: the generator's):
-        # a resampled world's start scripts its own past reshuffles (resample.py); empty in play
+        # The orders of the next reshuffles and the next dice, used before the generator's (None:
+        # the generator's order): a resampled world's start scripts its past chance (resample.py);
+        # empty in play
         s.shuffles = []
+        s.rolls = []
         finals = [f for f, _ in game.finals_in_play]
         s.finals = [int(finals[i]) for i in rng.permutation(len(finals))]
         s.revealed = [False] * len(s.finals)
@@ -399,7 +402,10 @@ class AlakazumState(State):
 
     # ------------------------------------------------------------------ small helpers
     def _roll(self) -> int:
-        return int(self.rng.integers(1, 7))
+        """A die: the generator's, or the next scripted one (a resampled world's start scripts its
+        past dice, so that it need not carry the real generator: resample.py)."""
+        roll = int(self.rng.integers(1, 7))
+        return self.rolls.pop(0) if self.rolls else roll
 
     def _combat_value(self, card: int) -> int:
         v = self.game.cs.cards[card].combat[self.level[card]]
@@ -1518,7 +1524,7 @@ _SCALARS = ("current_player", "truncated", "turn", "turn_player", "stage", "expl
             "actions_left", "in_dejavu", "over", "fm_keep", "first_player")
 _FLAT_LISTS = ("history", "winners_list", "forest_known", "level", "broom", "graveyard", "boxed",
                "fm", "fm_order", "fm_knew", "staged", "finals", "revealed", "market", "display", "forest",
-               "exchanges", "shuffles")  # (a scripted order is never mutated, only popped)
+               "exchanges", "shuffles", "rolls")  # (a scripted order is never mutated, only popped)
 
 
 def _public_fields(n: int) -> tuple[list, list, list, list]:

@@ -105,6 +105,7 @@ def check_fields(state: "AlakazumState") -> list[str]:
     ok &= ch.int_in("fm_keep", s.fm_keep, -1, len(cs.cards) - 1)
     ok &= ch.list_of("fm_knew", s.fm_knew, ch.seat)
     ok &= ch.list_of("shuffles", s.shuffles, lambda k, v: v is None or _order(ch, k, v))
+    ok &= ch.list_of("rolls", s.rolls, lambda k, v: ch.int_in(k, v, 1, 6))
     ok &= ch.list_of("forest_known", s.forest_known, lambda k, v: ch.int_in(k, v, 0, 5), n)
     from kabenvs.games.alakazum.rules import MAX_PLAYS
 

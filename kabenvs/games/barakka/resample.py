@@ -86,7 +86,10 @@ def resample(state: "BarakkaState", player: int, rng: np.random.Generator) -> "B
         else:
             fields["removed"][j] = x
     holder = state.clone()
-    holder.start = {"state": fields, "rng": state.start["rng"]}
+    # a fresh start generator (no chance is drawn after the deal, so the replay needs none): the
+    # real one, stepped back, would give the real deal
+    fresh = np.random.default_rng(rng.integers(0, 2**63))
+    holder.start = {"state": fields, "rng": fresh.bit_generator.state}
     world = holder.replay_start()
     for a in walk.actions:
         world.apply(a)

@@ -713,9 +713,10 @@ class KabaleoState(State):
         The targets are the only hidden items and are drawn at the deal; nothing in the rules
         ties a player's moves to their colour, so the seat's history implies no constraint on
         them and every re-deal is equally consistent with it. The world's ``start`` is the real
-        start with the re-dealt targets (its generator state kept: no chance is drawn after the
-        deal); the history is unchanged, and it replays from that start to exactly the world, as
-        targets never bear on legality or on the board. The world's own generator is fresh."""
+        start with the re-dealt targets and a fresh generator (no chance is drawn after the deal,
+        and the real one, stepped back, would give the real deal); the history is unchanged,
+        and it replays from that start to exactly the world, as targets never bear on legality
+        or on the board. The world's own generator is fresh."""
         rng = as_generator(rng)
         new = self.clone()
         new.rng = np.random.default_rng(rng.integers(0, 2**63))
@@ -729,7 +730,9 @@ class KabaleoState(State):
         if self.start is not None:
             start_fields = dict(self.start["state"])  # the shared start is never mutated
             start_fields["targets"] = new.targets[:]
-            new.start = {"state": start_fields, "rng": self.start["rng"]}
+            # a fresh start generator (the real one, stepped back, would give the real deal)
+            fresh = np.random.default_rng(rng.integers(0, 2**63))
+            new.start = {"state": start_fields, "rng": fresh.bit_generator.state}
         return new
 
     def hidden_zones(self, player: int) -> dict[str, list] | None:

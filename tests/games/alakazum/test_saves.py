@@ -144,13 +144,14 @@ def test_a_world_with_a_reshuffle_script_saves_loads_and_replays_to_itself():
     assert replay.forest == world.forest and replay.hands == world.hands
 
 
-def test_a_save_from_before_the_reshuffle_script_loads_with_none():
+def test_a_save_from_before_the_chance_scripts_loads_with_none():
     s = mid_game(n=3, steps=200, seed=2)
     data = s.to_dict()
-    del data["state"]["shuffles"]
-    del data["state"]["start"]["state"]["shuffles"]
+    for key in ("shuffles", "rolls"):
+        del data["state"][key]
+        del data["state"]["start"]["state"][key]
     loaded = State.from_json(data)
-    assert loaded.shuffles == [] and loaded.to_json() == s.to_json()
+    assert loaded.shuffles == [] == loaded.rolls and loaded.to_json() == s.to_json()
 
 
 @pytest.mark.parametrize("bad", [[[0, 0, 1]], [[1, 2]], [["0", 1]], [5], "none"])
@@ -169,4 +170,12 @@ def test_a_reshuffle_script_that_does_not_fit_the_deck_is_refused_on_load():
     script = data["state"]["start"]["state"]["shuffles"]
     script[next(i for i, x in enumerate(script) if x is not None)] = [0, 1, 2, 3, 4]
     with pytest.raises(ConfigError, match="shuffles: the scripted reshuffle orders 5 cards"):
+        State.from_json(data)
+
+
+@pytest.mark.parametrize("bad", [[7], [0], ["3"], [True], 3])
+def test_a_malformed_dice_script_is_refused_naming_the_field(bad):
+    data = mid_game().to_dict()
+    data["state"]["rolls"] = bad
+    with pytest.raises(ConfigError, match="rolls"):
         State.from_json(data)
