@@ -283,7 +283,24 @@ class State:
         raise NotImplementedError
 
     def resample_hidden(self, player: int, rng: np.random.Generator | int | None = None) -> "State":
+        """A world ``player`` cannot tell from this state over its whole history: what it never
+        saw re-dealt, the other seats' hidden choices drawn again, replayed from the world's own
+        start (the shared kit checks every past observation and every move's legality there).
+
+        Check ``world.followed_truth`` before using a world as a sample: a resampler that searches
+        for the other seats' hidden choices within a budget (Cábula, Alakazum!) keeps the real
+        ones when the budget runs out. Such a world is consistent but tells which card really
+        went; ``kabenvs.core.patience.patient()`` makes that rare at a cost in time, and the
+        search bot's ``Worlds`` (``kabenvs.agents.search.tree``) draws usable worlds for you."""
         raise NotImplementedError
+
+    @property
+    def followed_truth(self) -> bool:
+        """Whether this world, returned by ``resample_hidden``, keeps the real game's hidden
+        choices because the resampler's budget ran out: consistent with the seat's history, but
+        not a fair sample (it would tell a search which card really went). False on every other
+        state; a clone or a replay of a world starts without the mark."""
+        return self._followed_truth
 
     def decision(self) -> str:
         """What is being asked now, in words (used in error messages and by the human UI)."""

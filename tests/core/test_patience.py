@@ -50,14 +50,18 @@ def _marked_then_patient(env_id: str, players: int, module, name: str, base, see
                 if world._followed_truth:
                     with patient():
                         again = state.resample_hidden(seat, np.random.default_rng(step))
-                    found.append((state.clone(), seat, again))
+                    found.append((state.clone(), seat, world, again))
     return found
 
 
 def _check(found):
     assert found, "the shrunk budget never ran out: the test needs another seed"
-    for state, seat, world in found:
-        assert not world._followed_truth
+    for state, seat, marked, world in found:
+        # the public reading of the mark (State.followed_truth): what a user checks before using
+        # a world as a sample; a clone is a new state and starts without it
+        assert marked.followed_truth is True and marked.clone().followed_truth is False
+        assert state.followed_truth is False
+        assert world.followed_truth is False and not world._followed_truth
         np.testing.assert_array_equal(world.observation(seat), state.observation(seat))
         assert world.legal_actions() == state.legal_actions() or state.current_player != seat
 

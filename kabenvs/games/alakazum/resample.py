@@ -16,8 +16,9 @@ identity). We
 2. draw a permutation of the never-seen cards that keeps what ``p`` could tell about them: a card
    now in another hand stays a hand card (``p`` saw a hand card drawn or given), another caster's
    kept Forest Magic card stays a non-hand card (it did not go to a hand), an unseen final enemy
-   stays a final enemy; while another player pays a spell, enough of their hats stay put (choosing
-   the spell showed they hold them);
+   stays a final enemy; while another player pays a spell, it keeps hats worth what is left to
+   pay (choosing the spell showed it holds them, not which: relabellings that leave it too few
+   are drawn again, and only after ``HAT_TRIES`` of them do its largest hats stay put);
 3. relabel the start with it, rewrite the hidden choices of the history to the relabelled cards'
    types (``give Broom`` becomes ``give Traca`` if the Broom was relabelled a Traca), and replay
    the rewritten history from the relabelled start: the replay is the world. Its past chance is
@@ -161,13 +162,17 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     # in the same places by type, possibly other copies by id.
     zones = _hidden_now(present, p)
     hidden = {c for cards in zones.values() for c in cards} - seen
-    fixed = _hats_being_paid(present, p, hidden)
-    hidden -= fixed
     finals = set(present.finals)
-    need_hand = [c for q in range(present.num_players) if q != p for c in present.hands[q] if c in hidden]
-    need_other = [present.fm_keep] if present.fm_keep in hidden else []
-    free = sorted(c for c in hidden if c not in finals and c not in need_hand and c not in need_other)
-    sigma = _assign(cs, need_hand, need_other, free, barred, rng)
+    owed = _hats_owed(present, p, hidden)
+    for attempt in range(HAT_TRIES + 1 if owed else 1):
+        if attempt == HAT_TRIES:  # no luck: the largest hats stay where they are (module docstring)
+            hidden -= _hats_being_paid(present, p, hidden)
+        need_hand = [c for q in range(present.num_players) if q != p for c in present.hands[q] if c in hidden]
+        need_other = [present.fm_keep] if present.fm_keep in hidden else []
+        free = sorted(c for c in hidden if c not in finals and c not in need_hand and c not in need_other)
+        sigma = _assign(cs, need_hand, need_other, free, barred, rng)
+        if owed is None or attempt == HAT_TRIES or _pays(cs, present.hands[owed[0]], owed[1], sigma):
+            break
     unseen_finals = sorted(c for c in hidden if c in finals)
     for c, j in zip(unseen_finals, rng.permutation(len(unseen_finals))):
         sigma[c] = unseen_finals[j]
@@ -582,9 +587,36 @@ def _random_matching(cards: list[int], options: dict[int, list[int]], rng: np.ra
     return sigma
 
 
+# Relabellings drawn, while another player pays a spell, before its largest hats are kept in place
+HAT_TRIES = 64
+
+
+def _hats_owed(state: "AlakazumState", p: int, hidden: set[int]) -> tuple[int, int] | None:
+    """While another player ``q`` pays a spell: (``q``, the hat value its never-seen cards must
+    still hold). Choosing the spell showed ``q`` holds hats worth what is left to pay; which hats
+    is hidden, so the relabelling must leave ``q`` enough of them, whichever they are."""
+    pend = state.pending
+    if pend is None or pend["k"] != "pay_spell" or pend["p"] == p:
+        return None
+    cs = state.game.cs
+    q = pend["p"]
+    need = pend["rem"] - sum(cs.value[c] for c in state.hands[q] if cs.effect[c] == "hat" and c not in hidden)
+    return (q, need) if need > 0 else None
+
+
+def _pays(cs, hand: list[int], need: int, sigma: dict[int, int]) -> bool:
+    """Whether ``hand``'s never-seen cards, relabelled by ``sigma``, hold hats worth ``need``."""
+    worth = 0
+    for c in hand:
+        d = sigma.get(c)
+        if d is not None and cs.effect[d] == "hat":
+            worth += cs.value[d]
+    return worth >= need
+
+
 def _hats_being_paid(state: "AlakazumState", p: int, hidden: set[int]) -> set[int]:
-    """While another player pays a spell, choosing it showed they hold hats worth what is left to
-    pay: enough of their never-seen hats stay where they are (the largest first)."""
+    """The fallback when ``HAT_TRIES`` relabellings all left a paying player too few hats (see
+    ``_hats_owed``): enough of its never-seen hats stay where they are (the largest first)."""
     pend = state.pending
     if pend is None or pend["k"] != "pay_spell" or pend["p"] == p:
         return set()

@@ -384,3 +384,71 @@ def test_a_card_shuffled_back_into_the_forest_lies_anywhere_in_the_worlds():
     assert len(set(places)) >= 12 and max(places) < low  # spread over the bottom, never above it
     for w in worlds:  # and each world is one the seat cannot tell from the truth
         assert w.observation(seat).tobytes() == state.observation(seat).tobytes()
+
+
+# -- while another player pays a spell, which hats it holds is hidden (issue 13) ----------------
+def _paying(seed: int):
+    """The first position of a random 3-player game (``seed``) where a player pays a spell with
+    hats the next seat has not seen: (the trajectory up to it, the payer, that seat)."""
+    import random
+
+    game = AlakazumGame(num_players=3)
+    state = game.new_state(seed)
+    rnd = random.Random(seed)
+    trajectory = [state.clone()]
+    while state.current_player is not None:
+        pend = state.pending
+        if pend is not None and pend["k"] == "pay_spell":
+            q = pend["p"]
+            p = (q + 1) % 3
+            if any(game.cs.effect[c] == "hat" and c not in state.known[p][q] for c in state.hands[q]):
+                return trajectory, q, p
+        state.apply(rnd.choice(state.legal_actions()))
+        trajectory.append(state.clone())
+    raise AssertionError("no such position: the test needs another seed")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 4])
+def test_a_paying_player_holds_enough_hats_but_not_always_the_real_ones(seed):
+    """Choosing a spell shows the caster holds hats worth what is left to pay, not which hats. At
+    seeds 1, 2 and 4 the payer's one unseen hat (worth 2, 3 and 3; 2, 1 and 1 left to pay) stayed
+    in its hand in 30 of 30 worlds before (the resampler kept the largest hats in place); now
+    other hats worth enough stand in for it in some worlds. Every world is one the seat cannot
+    tell apart: replayed from its start, every move is legal and the seat sees what it saw, and
+    the payer can still pay."""
+    trajectory, q, p = _paying(seed)
+    state = trajectory[-1]
+    cs = state.game.cs
+    real = {c for c in state.hands[q] if cs.effect[c] == "hat" and c not in state.known[p][q]}
+    rem = state.pending["rem"]
+    kept = 0
+    rng = np.random.default_rng(seed)
+    for i in range(30):
+        world = state.resample_hidden(p, rng)
+        kept += real <= set(world.hands[q])
+        assert sum(cs.value[c] for c in world.hands[q] if cs.effect[c] == "hat") >= rem
+        assert world.legal_actions()
+        if i < 5:
+            replay = world.replay_start()
+            for k, a in enumerate(world.history):
+                np.testing.assert_array_equal(replay.observation(p), trajectory[k].observation(p))
+                assert replay.is_legal(a), f"step {k}: {replay.action_name(a)} is not legal in this world"
+                replay.apply(a)
+            np.testing.assert_array_equal(replay.observation(p), state.observation(p))
+    assert kept < 25, f"the payer kept its real hats in {kept} of 30 worlds"
+
+
+def test_worlds_of_a_world_match_the_truths_while_another_player_pays():
+    """Seed 2's position above: the payer holds one unseen 3-hat with 1 left to pay. A world where
+    another hat stands in for it is one the seat cannot tell from the truth, so the worlds drawn
+    from it and from the truth must follow one distribution (before, the truth's worlds all kept
+    the 3-hat, and no world where another hat stood in was ever drawn)."""
+    trajectory, q, p = _paying(2)
+    state = trajectory[-1]
+    cs = state.game.cs
+    real = {c for c in state.hands[q] if cs.effect[c] == "hat" and c not in state.known[p][q]}
+    rng = np.random.default_rng(999)
+    other = next((w for w in (state.resample_hidden(p, rng) for _ in range(30)) if not real <= set(w.hands[q])), None)
+    assert other is not None, "no world in 30 lets another hat stand in for the payer's"
+    z, key = worlds_distribution_gap(state, p, other, 60)
+    assert z < 6, f"{key}: z = {z:.1f}"
