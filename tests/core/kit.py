@@ -126,6 +126,75 @@ def worlds_distribution_gap(state, seat: int, other, draws: int) -> tuple[float,
     return worst
 
 
+def swapped_truth(state, seat: int, rng, swap, rewrite=None, tries: int = 60):
+    """A state ``seat`` cannot tell from ``state``, built by hand rather than by the resampler.
+
+    ``swap(fields, rng)`` edits a copy of the real start's fields, exchanging two things the seat
+    never saw (two cards of other hands, a hand card and a deck card, two secret colours), and
+    returns False when the pair it drew does not apply. The history is then replayed from the
+    edited start with every move checked (legal there, and the seat's observation the same as in
+    the real game at every step); ``rewrite(world, k, action)``, where a game's hidden choices
+    name what the swap moved, gives the move to replay instead (``k`` counts the moves since the
+    start, as ``State.replay_actions`` lists them). None when no swap in ``tries``
+    fits.
+
+    Why by hand: a world the resampler drew keeps whatever the resampler pins where it really is,
+    so comparing its worlds with the truth's cannot show a pin; a swapped truth can (the worlds of
+    one must follow the truth's distribution, or, where a game claims
+    ``worlds_depend_only_on_information``, be the very same worlds for the same generator)."""
+    import copy
+
+    truth = [state.replay_start()]
+    begin = len(truth[0].history)
+    for a in state.history[begin:]:
+        truth.append(truth[-1].clone())
+        truth[-1].apply(a)
+    for _ in range(tries):
+        fields = copy.deepcopy(state.start["state"])
+        if swap(fields, rng) is False or fields == state.start["state"]:
+            continue
+        proto = state.__class__.__new__(state.__class__)
+        proto.game = state.game
+        proto.start = {"state": fields, "rng": state.start["rng"]}
+        try:
+            world = proto.replay_start()
+            if world.observation(seat).tobytes() != truth[0].observation(seat).tobytes():
+                continue
+            for k, a in enumerate(state.history[begin:]):
+                world.apply(rewrite(world, k, a) if rewrite else a)
+                if world.observation(seat).tobytes() != truth[k + 1].observation(seat).tobytes():
+                    raise ValueError("the seat would see something else")
+        except Exception:  # noqa: BLE001 (an illegal move, or one the swap leaves nothing for)
+            continue
+        return world
+    return None
+
+
+def assert_same_worlds_as_a_swapped_truth(state, swap, draws: int = 4, rewrite=None) -> int:
+    """For a game that claims ``worlds_depend_only_on_information``: at ``state``, for every seat,
+    worlds drawn from the truth and from a swapped truth (``swapped_truth``) with the same
+    generators are the same (marked worlds aside). Returns how many pairs were compared."""
+    compared = 0
+    for p in range(state.game.num_players):
+        other = swapped_truth(state, p, np.random.default_rng(p), swap, rewrite)
+        assert other is not None, f"no swap fits for player {p}: the test needs another position"
+        for t in range(draws):
+            same = same_world(state, other, p, t)
+            assert same is not False, f"player {p}: the worlds depend on more than it knows"
+            compared += same is True
+    return compared
+
+
+def same_world(state, other, seat: int, seed: int) -> bool | None:
+    """Whether the worlds drawn for ``seat`` from ``state`` and from ``other`` with generators of
+    one ``seed`` are the same; None when either is marked ``followed_truth`` (compared aside)."""
+    a = state.resample_hidden(seat, np.random.default_rng(seed))
+    b = other.resample_hidden(seat, np.random.default_rng(seed))
+    if a.followed_truth or b.followed_truth:
+        return None
+    return a.to_json() == b.to_json()
+
+
 def observationally_equal_groups(before: State, viewer: int, legal: list[int]) -> list[list[int]]:
     """The legal moves of ``before`` grouped by the observation ``viewer`` has after each: moves in
     one group are ones the viewer cannot tell apart (the generic definition of a hidden move)."""
