@@ -114,6 +114,13 @@ def _plain_list(values) -> list | None:
     return None if values is None else [v.item() if hasattr(v, "item") else v for v in values]
 
 
+def world_start(fields: dict, rng: np.random.Generator) -> dict:
+    """A resampled world's ``start``: its relabelled ``fields`` with a generator seeded from
+    ``rng`` (one draw), never the real game's start generator, which, stepped back, would give the
+    real deal and, run on, the real future chance (the shared kit checks this)."""
+    return {"state": fields, "rng": np.random.default_rng(int(rng.integers(0, 2**63))).bit_generator.state}
+
+
 def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
     if isinstance(rng, np.random.Generator):
         return rng

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kabenvs.core.game import world_start
 from kabenvs.core.patience import resample_budget, resample_tries
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     start = origin.start
     fields = _relabel(start["state"], sigma)
     _script_chance(fields, chance, rng)
-    new_start = {"state": fields, "rng": np.random.default_rng(int(rng.integers(0, 2**63))).bit_generator.state}
+    new_start = world_start(fields, rng)
     hidden_steps, run_start = _runs_to_rechoose([e for e in secret if taken[e[0]] >= 0])
     world = None
     if hidden_steps:

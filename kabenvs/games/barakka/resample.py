@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kabenvs.core.game import world_start
+
 if TYPE_CHECKING:
     from kabenvs.games.barakka.rules import BarakkaState
 
@@ -88,8 +90,7 @@ def resample(state: "BarakkaState", player: int, rng: np.random.Generator) -> "B
     holder = state.clone()
     # a fresh start generator (no chance is drawn after the deal, so the replay needs none): the
     # real one, stepped back, would give the real deal
-    fresh = np.random.default_rng(rng.integers(0, 2**63))
-    holder.start = {"state": fields, "rng": fresh.bit_generator.state}
+    holder.start = world_start(fields, rng)
     world = holder.replay_start()
     for a in walk.actions:
         world.apply(a)

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from kabenvs.core.game import world_start
 from kabenvs.core.patience import resample_budget, resample_tries
 from kabenvs.games.cabula.cards import CURSES, IS_CURSE, NUM_TYPES
 
@@ -207,10 +208,9 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     _clamp_others_knowledge(fields, me, n)
     for step, t in chosen:
         actions[step] = g.take_ids[types[t]]
-    fresh = np.random.default_rng(rng.integers(0, 2**63))
     proto = state.__class__.__new__(state.__class__)
     proto.game = g
-    proto.start = {"state": fields, "rng": fresh.bit_generator.state}
+    proto.start = world_start(fields, rng)
     world = proto.replay_start()
     for a in actions[begin:]:
         world.apply(a)

@@ -28,7 +28,7 @@ import numpy as np
 
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
-from kabenvs.core.game import Game, State, as_generator, player_name, winners_line
+from kabenvs.core.game import Game, State, as_generator, player_name, winners_line, world_start
 from kabenvs.core.observation import ObservationLayout
 
 import dataclasses
@@ -731,8 +731,7 @@ class KabaleoState(State):
             start_fields = dict(self.start["state"])  # the shared start is never mutated
             start_fields["targets"] = new.targets[:]
             # a fresh start generator (the real one, stepped back, would give the real deal)
-            fresh = np.random.default_rng(rng.integers(0, 2**63))
-            new.start = {"state": start_fields, "rng": fresh.bit_generator.state}
+            new.start = world_start(start_fields, rng)
         return new
 
     def hidden_zones(self, player: int) -> dict[str, list] | None:
