@@ -158,6 +158,9 @@ class Trainer:
             self.model = make_model(self.cfg, self.env, tensorboard_log=tb)
             if self.cfg["imitation"]["games"] > 0:
                 self._warm_start()
+        if self.cfg["algorithm"]["device"] == "cuda" and self.model.device.type != "cuda":
+            # SB3 falls back to the CPU without a word; a user who asked for the GPU is told
+            self.notes.append("algorithm.device is 'cuda' but torch sees no CUDA GPU here: training on the CPU")
 
     def _warm_start(self) -> None:
         """Imitate the teacher, then measure where that leaves the policy (step 0 of the CSV)."""

@@ -219,13 +219,22 @@ def masked_logits(policy, observations: np.ndarray, masks: np.ndarray) -> np.nda
     import torch as th
 
     with th.no_grad():
-        obs = th.as_tensor(observations, dtype=th.float32)
+        obs = th.as_tensor(observations, dtype=th.float32, device=_device_of(policy))
         if isinstance(policy, ActorNetwork):  # a safe model: the same layers, rebuilt from its tensors
-            return np.where(masks.astype(bool), policy.action_logits(obs).numpy(), -np.inf)
+            return np.where(masks.astype(bool), policy.action_logits(obs).cpu().numpy(), -np.inf)
         features = policy.extract_features(obs, policy.pi_features_extractor)
         latent = policy.mlp_extractor.forward_actor(features)
-        logits = policy.action_net(latent).numpy()
+        logits = policy.action_net(latent).cpu().numpy()
     return np.where(masks.astype(bool), logits, -np.inf)
+
+
+def _device_of(policy):
+    """Where the policy's weights are: a learner trained with ``algorithm.device: cuda`` also
+    plays its own training opponents (``self``, snapshots), so its inputs go to the GPU and its
+    outputs come back to the CPU."""
+    for param in policy.parameters():
+        return param.device
+    return None
 
 
 def choose_actions(
@@ -373,13 +382,13 @@ def policy_values(policy, observations: np.ndarray) -> np.ndarray | None:
     (a safe model saved without one)."""
     import torch as th
 
-    obs = th.as_tensor(observations, dtype=th.float32)
+    obs = th.as_tensor(observations, dtype=th.float32, device=_device_of(policy))
     with th.no_grad():
         if isinstance(policy, ActorNetwork):
-            return policy.values(obs).numpy().reshape(-1) if policy.has_value else None
+            return policy.values(obs).cpu().numpy().reshape(-1) if policy.has_value else None
         if not hasattr(policy, "predict_values"):
             return None
-        return policy.predict_values(obs).numpy().reshape(-1)
+        return policy.predict_values(obs).cpu().numpy().reshape(-1)
 
 
 # -- the shared trunk network ----------------------------------------------------------------------

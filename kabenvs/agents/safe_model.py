@@ -342,6 +342,10 @@ class ActorNetwork:
     def has_value(self) -> bool:
         return self.value_layers is not None
 
+    def parameters(self):
+        """The weights (torch's Module API), e.g. to find which device they are on."""
+        return self.layers.parameters()
+
     def action_logits(self, obs):
         return self.layers(obs)
 

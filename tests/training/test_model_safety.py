@@ -476,3 +476,33 @@ def test_a_search_bots_model_is_checked_against_the_game_evaluated(saved, capsys
                        "--players", "3", "--deals", "1"])
     err = capsys.readouterr().err
     assert rc == 2 and one_line(err) and "num_players" in err, err
+
+
+def test_a_policy_on_another_device_gets_its_inputs_there_and_answers_on_the_cpu(game, decisions):
+    """A learner trained with ``algorithm.device: cuda`` plays its own training opponents: the batch
+    goes to the device its weights are on and the logits and values come back as CPU arrays. Checked
+    here with torch's "meta" device standing in for a GPU (tests/training/test_smoke.py runs the real
+    thing where a GPU is)."""
+    import torch
+
+    from kabenvs.agents.safe_model import ActorNetwork
+
+    seen = []
+
+    class OnMeta(torch.nn.Module):
+        def __init__(self, out: int) -> None:
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.empty(1, device="meta"))
+            self.out = out
+
+        def forward(self, obs):
+            seen.append(obs.device.type)
+            return torch.zeros(obs.shape[0], self.out)  # "back from the device"
+
+    obs, masks = decisions
+    net = ActorNetwork(OnMeta(game.num_actions), OnMeta(1))
+    logits = masked_logits(net, obs, masks)
+    values = policy_values(net, obs)
+    assert seen == ["meta", "meta"]
+    assert logits.shape == masks.shape and np.isneginf(logits[masks == 0]).all()
+    assert values.shape == (len(obs),)

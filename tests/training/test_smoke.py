@@ -112,3 +112,37 @@ def test_a_run_with_search_opponents_asks_them_to_move(tmp_path, monkeypatch):
     assert trainer.pool.search_agent is not None and trainer.pool.search_agent.sims == 2
     assert len(asked) > 10
     assert trainer.pool.search_agent.last_iterations in (0, 2)
+
+
+def test_cuda_asked_for_without_a_gpu_trains_on_the_cpu_and_says_so(tmp_path):
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU (test_a_cuda_run_learns_plays_and_saves runs instead)")
+    cfg = tiny_config(tmp_path, num_players=2)
+    cfg["algorithm"]["device"] = "cuda"
+    lines = []
+    trainer, _ = train(cfg, echo=lambda *a: lines.append(" ".join(map(str, a))))
+    assert trainer.model.device.type == "cpu"
+    assert "note: algorithm.device is 'cuda' but torch sees no CUDA GPU here: training on the CPU" in lines
+
+
+def test_a_cuda_run_learns_plays_and_saves(tmp_path):
+    """With a GPU the learner is on it and also plays its own training opponents (self and
+    snapshots: their observations go to the GPU, their actions come back); the run resumes, and
+    its safe model loads on the CPU. Before the fix the first opponent move failed with torch's
+    'Expected all tensors to be on the same device' (seen on an H200, issue-free check)."""
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    cfg = tiny_config(tmp_path, num_players=2)
+    cfg["algorithm"]["device"] = "cuda"
+    trainer, reports = train(cfg, echo=lambda *a: None)
+    assert trainer.model.device.type == "cuda" and trainer.pool.snapshots
+    assert "random" in reports
+    cfg2 = dict(cfg, algorithm={**cfg["algorithm"], "total_timesteps": 512})
+    trainer2, _ = train(cfg2, resume_folder=trainer.run.path, echo=lambda *a: None)
+    assert trainer2.model.num_timesteps >= 512 and trainer2.model.device.type == "cuda"
+    agent = load_agent(trainer.run.path / "final_model", trainer.game)
+    assert next(agent.policy.parameters()).device.type == "cpu"
