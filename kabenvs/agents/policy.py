@@ -392,6 +392,10 @@ def policy_values(policy, observations: np.ndarray) -> np.ndarray | None:
 
 
 # -- the shared trunk network ----------------------------------------------------------------------
+# The update multiplies only the used columns of a minibatch while they are fewer than this share
+# of the observation (gathering them costs less than the products it saves).
+_GATHER_BELOW = 0.7
+
 def _make_trunk_extractor():
     import torch
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
@@ -411,6 +415,18 @@ def _make_trunk_extractor():
             )
 
         def forward(self, observations):
+            if torch.is_grad_enabled() and observations.dim() == 2:
+                # The PPO update (the only pass with gradients): most entries of these long
+                # observations are zero in every row of a minibatch (padding rows of bounded
+                # blocks, phases not reached), so the first layer multiplies only the columns
+                # some row uses. The same function and gradient (a zero column adds nothing to
+                # either) in a fraction of the multiply-adds; acting (no gradients) stays the
+                # plain product, so a saved model acts exactly as before.
+                used = observations.abs().sum(dim=0).nonzero().squeeze(1)
+                if used.numel() < _GATHER_BELOW * observations.shape[1]:
+                    linear = self.net[1]
+                    return self.net[2](torch.nn.functional.linear(
+                        observations.index_select(1, used), linear.weight.index_select(1, used), linear.bias))
             return self.net(observations)
 
     TrunkExtractor.__module__ = __name__
