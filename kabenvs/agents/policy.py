@@ -415,13 +415,15 @@ def _make_trunk_extractor():
             )
 
         def forward(self, observations):
-            if torch.is_grad_enabled() and observations.dim() == 2:
+            if torch.is_grad_enabled() and not observations.requires_grad and observations.dim() == 2:
                 # The PPO update (the only pass with gradients): most entries of these long
                 # observations are zero in every row of a minibatch (padding rows of bounded
                 # blocks, phases not reached), so the first layer multiplies only the columns
-                # some row uses. The same function and gradient (a zero column adds nothing to
-                # either) in a fraction of the multiply-adds; acting (no gradients) stays the
-                # plain product, so a saved model acts exactly as before.
+                # some row uses. The same function and weight gradient (a zero column adds
+                # nothing to either) in a fraction of the multiply-adds; acting (no gradients)
+                # stays the plain product, so a saved model acts exactly as before. Not when the
+                # caller wants gradients by the observation itself (saliency): a zero entry
+                # still has one.
                 used = observations.abs().sum(dim=0).nonzero().squeeze(1)
                 if used.numel() < _GATHER_BELOW * observations.shape[1]:
                     linear = self.net[1]

@@ -81,3 +81,15 @@ def test_a_dense_minibatch_and_an_all_zero_one():
     assert torch.equal(trunk(dense), trunk.net(dense))
     zeros = torch.zeros(8, 40)  # no column used: the bias alone through the activation
     assert torch.allclose(trunk(zeros), torch.tanh(trunk.net[1].bias).expand(8, -1))
+
+
+def test_gradients_by_the_observation_are_the_plain_products(monkeypatch):
+    """A caller asking for gradients by the observation (saliency) gets them for every entry,
+    the zero ones too: the plain product runs."""
+    obs = torch.as_tensor(_observations("kabaleo_v0", 8)).requires_grad_(True)
+    trunk = _trunk(obs.shape[1])
+    widths = _widths(monkeypatch)
+    (grad,) = torch.autograd.grad(trunk(obs).sum(), [obs])
+    assert widths == [obs.shape[1]]
+    zero = obs.detach() == 0
+    assert torch.count_nonzero(grad[zero]) > 0  # a zero entry still moves the output
