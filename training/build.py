@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kabenvs.core.game import Game
@@ -25,33 +26,54 @@ MAX_AUTO_UPDATE_THREADS = 4
 
 
 def update_threads(alg: dict[str, Any]) -> int:
-    """Torch threads for the gradient updates (``algorithm.update_threads``; 0: the usable cores,
-    at most ``MAX_AUTO_UPDATE_THREADS``). While PPO updates, no game is played and the cores would
-    otherwise sit idle; the updates' large matrix products (minibatch x observation x trunk) split
-    well across threads, where the rollout's small batches do not (they keep ``torch_threads``)."""
-    import os
-
+    """Torch threads for the gradient updates (``algorithm.update_threads``; 0: the usable cores
+    that other work is not keeping busy, at most ``MAX_AUTO_UPDATE_THREADS``). While PPO updates,
+    no game is played and the cores would otherwise sit idle; the updates' large matrix products
+    (minibatch x observation x trunk) split well across threads, where the rollout's small batches
+    do not (they keep ``torch_threads``). A thread more than there are free cores is far worse than
+    none: each product waits for the thread that is not running (on a 2-core box with another busy
+    process, two update threads made Alakazum!'s training five times slower than one)."""
     n = alg.get("update_threads", 0)
     if n:
         return n
+    cores = usable_cores()
+    return max(1, min(cores - busy_cores(), MAX_AUTO_UPDATE_THREADS))
+
+
+def usable_cores() -> int:
+    import os
+
     try:
-        cores = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, MAX_AUTO_UPDATE_THREADS))
+        return os.cpu_count() or 1
 
 
-def update_threads_callback(rollout_threads: int, threads: int):
-    """An SB3 callback that gives PPO's update ``threads`` torch threads and the rollouts
-    ``rollout_threads``: SB3 calls ``on_rollout_end`` just before each update and
-    ``on_rollout_start`` just after it; the end of ``learn`` puts the rollout setting back."""
+def busy_cores() -> int:
+    """Cores other processes keep busy, from the system's 1-minute load average less about one
+    for this process (its rollouts run on one thread; its updates' extra threads, part of the
+    time, stay under the 0.75 that counts a core as taken). 0 where there is no load average."""
+    import os
+
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return 0
+    return max(0, int(load - 1.0 + 0.25))
+
+
+def update_threads_callback(rollout_threads: int, threads: int | Callable[[], int]):
+    """An SB3 callback that gives PPO's update ``threads`` torch threads (a callable: asked again
+    before every update, as ``update_threads: 0`` is) and the rollouts ``rollout_threads``: SB3
+    calls ``on_rollout_end`` just before each update and ``on_rollout_start`` just after it; the
+    end of ``learn`` puts the rollout setting back."""
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
 
     # only the intra-op count changes here (set_threads has set the rest once, before learning)
     class UpdateThreads(BaseCallback):
         def _on_rollout_end(self) -> None:
-            torch.set_num_threads(threads)
+            torch.set_num_threads(threads() if callable(threads) else threads)
 
         def _on_rollout_start(self) -> None:
             torch.set_num_threads(rollout_threads)
@@ -63,6 +85,12 @@ def update_threads_callback(rollout_threads: int, threads: int):
             return True
 
     return UpdateThreads()
+
+
+def update_threads_rule(alg: dict[str, Any]) -> int | Callable[[], int]:
+    """What a training run gives ``update_threads_callback``: the configured count, or for
+    ``update_threads: 0`` the rule itself, asked again before every update (the load changes)."""
+    return alg["update_threads"] if alg.get("update_threads", 0) else (lambda: update_threads(alg))
 
 
 def make_pool(cfg: dict[str, Any], game: Game, warn: bool = True) -> OpponentPool:

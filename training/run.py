@@ -338,11 +338,11 @@ class Trainer:
             return True
         from stable_baselines3.common.callbacks import CallbackList
 
-        from .build import update_threads, update_threads_callback
+        from .build import update_threads_callback, update_threads_rule
 
         alg = self.cfg["algorithm"]
         callback = CallbackList([_callback_class()(self),
-                                 update_threads_callback(alg["torch_threads"], update_threads(alg))])
+                                 update_threads_callback(alg["torch_threads"], update_threads_rule(alg))])
         self._t0 = time.perf_counter()
         try:
             self.model.learn(
