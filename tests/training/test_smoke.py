@@ -131,7 +131,7 @@ def test_a_cuda_run_learns_plays_and_saves(tmp_path):
     """With a GPU the learner is on it and also plays its own training opponents (self and
     snapshots: their observations go to the GPU, their actions come back); the run resumes, and
     its safe model loads on the CPU. Before the fix the first opponent move failed with torch's
-    'Expected all tensors to be on the same device' (seen on an H200, issue-free check)."""
+    'Expected all tensors to be on the same device' (seen on an NVIDIA H200)."""
     import torch
 
     if not torch.cuda.is_available():
