@@ -8,12 +8,38 @@ Needs the ``web`` extra: pip install ".[web]".
 
 from __future__ import annotations
 
+import errno
+import socket
 import sys
 from pathlib import Path
 
 from kabenvs.commands import OneLineParser
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` for uvicorn to serve on (bound the way uvicorn binds its
+    own). Binding here, before the server starts, turns a port in use or a host that is no
+    address of this machine into a one-line error instead of uvicorn's log after the banner."""
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except BaseException:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+# what to do about a failed bind, by its errno (None: anything else, a name that resolves to nothing)
+_LISTEN_HINTS = {
+    errno.EADDRINUSE: "another program listens on that port: choose another --port",
+    errno.EACCES: "ports below 1024 need administrator rights: choose another --port",
+    errno.EADDRNOTAVAIL: "--host must be an address of this machine (127.0.0.1 for this machine only)",
+    None: "--host must be an address or name of this machine (127.0.0.1 for this machine only)",
+}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -29,6 +55,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.pace < 0:
         p.error(f"--pace={args.pace} must be >= 0")
+    if not 1 <= args.port <= 65535:
+        p.error(f"--port={args.port} must be a port number from 1 to 65535")
+    if Path(args.data).exists() and not Path(args.data).is_dir():
+        p.error(f"--data {args.data!r} is a file; it must be a folder (made if missing) for the games database")
+    if args.models is not None and not Path(args.models).is_dir():
+        p.error(f"--models {args.models!r} is not a folder (it should hold NAME.safetensors + NAME.json models)")
     try:
         import uvicorn
 
@@ -46,6 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"serve: error: {exc}", file=sys.stderr)
         return 2
+    try:
+        sock = listen(args.host, args.port)
+    except OSError as exc:  # socket.gaierror (a name that resolves to nothing) is one too
+        print(f"serve: error: cannot listen on {args.host}:{args.port}: {exc.strerror or exc}; "
+              f"{_LISTEN_HINTS.get(exc.errno, _LISTEN_HINTS[None])}", file=sys.stderr)
+        return 2
     if args.host not in LOCAL_HOSTS:
         print(f"WARNING: binding to {args.host}: anyone who can reach this address can open the lobby "
               "and start games; seat links are the only protection. Use 127.0.0.1 unless you mean it.",
@@ -57,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"study {study.name}: participants join at http://{shown}:{args.port}/study/{study.name} ; "
               f"results at http://{shown}:{args.port}/study/{study.name}/results", flush=True)
     # pages poll with kept-alive connections: stop after 3 s instead of waiting for them to close
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=3)
+    config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=3)
+    uvicorn.Server(config).run(sockets=[sock])
     return 0
 
 

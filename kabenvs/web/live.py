@@ -246,7 +246,9 @@ class Manager:
 
     def resume_all(self) -> None:
         """Rebuild every stored game by replaying its actions from its deal."""
-        for row in self.store.load_all():
+        rows, broken = self.store.load_all()
+        self.resume_errors.update(broken)
+        for row in rows:
             try:
                 self.games[row.id] = self._rebuild(row)
             except Exception as exc:  # noqa: BLE001 (one broken row must not stop the server)

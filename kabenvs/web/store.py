@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kabenvs.core.errors import ConfigError
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS games (
     id TEXT PRIMARY KEY,
@@ -62,13 +64,41 @@ class Store:
     """One SQLite file; safe to use from the server's threads (one connection, one lock)."""
 
     def __init__(self, path: str | Path) -> None:
+        """Open (or create) the database; a folder that cannot hold it, a file that is not SQLite
+        or a database whose tables are another program's raise ``ConfigError`` in one line, before
+        anything is written to it."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")
-        self._db.executescript(SCHEMA)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        except OSError as exc:
+            raise ConfigError(f"games database {str(self.path)!r}: cannot use its folder "
+                              f"({exc.strerror or exc})") from None
+        except sqlite3.Error as exc:
+            raise ConfigError(f"games database {str(self.path)!r}: cannot open it ({exc})") from None
+        try:
+            self._check_tables()
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(SCHEMA)
+        except sqlite3.Error as exc:
+            self._db.close()
+            raise ConfigError(f"games database {str(self.path)!r}: {exc}; pass --data a folder of "
+                              "kabenvs's own games database, or a new folder") from None
+        except ConfigError:
+            self._db.close()
+            raise
+
+    def _check_tables(self) -> None:
+        """An existing table of ours must have our columns (``CREATE TABLE IF NOT EXISTS`` would
+        keep another program's table of that name, and every insert would then fail)."""
+        for table in ("games", "participants"):
+            have = [r[1] for r in self._db.execute(f"PRAGMA table_info({table})").fetchall()]
+            want = _COLUMNS[table]
+            if have and have != want:
+                raise ConfigError(f"games database {str(self.path)!r} is not a kabenvs games database: "
+                                  f"its table {table} has columns {have}, expected {want}")
 
     def close(self) -> None:
         with self._lock:
@@ -125,10 +155,18 @@ class Store:
             ).fetchall()
         return [{"id": r[0], "token": r[1], "label": r[2], "number": r[3]} for r in rows]
 
-    def load_all(self) -> list[GameRow]:
+    def load_all(self) -> tuple[list[GameRow], dict[str, str]]:
+        """Every stored game, and for each row that cannot be read (edited or damaged by hand) its
+        id and a one-line reason: one broken row must not keep the others from resuming."""
         with self._lock:
             rows = self._db.execute("SELECT * FROM games ORDER BY created").fetchall()
-        return [_row(r) for r in rows]
+        games, broken = [], {}
+        for r in rows:
+            try:
+                games.append(_row(r))
+            except ValueError as exc:
+                broken[str(r[0])] = str(exc)
+        return games, broken
 
     def get(self, game_id: str) -> GameRow | None:
         with self._lock:
@@ -136,7 +174,28 @@ class Store:
         return _row(r) if r else None
 
 
+_COLUMNS = {
+    "games": ["id", "env_id", "config", "seats", "seed", "actions", "status", "error", "options",
+              "created", "updated"],
+    "participants": ["study", "id", "token", "label", "number", "created"],
+}
+# the JSON columns of a game row and the type each must decode to
+_JSON_COLUMNS = {"config": dict, "seats": list, "actions": list, "options": dict}
+
+
 def _row(r: tuple) -> GameRow:
-    return GameRow(id=r[0], env_id=r[1], config=json.loads(r[2]), seats=json.loads(r[3]), seed=r[4],
-                   actions=json.loads(r[5]), status=r[6], error=r[7], options=json.loads(r[8]),
-                   created=r[9], updated=r[10])
+    """A stored row as a ``GameRow``; ``ValueError`` naming the column when one is unreadable."""
+    values = dict(zip(_COLUMNS["games"], r))
+    for column, kind in _JSON_COLUMNS.items():
+        try:
+            values[column] = json.loads(values[column])
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"column {column} is not valid JSON ({exc})") from None
+        if not isinstance(values[column], kind):
+            raise ValueError(f"column {column} holds a {type(values[column]).__name__}, not a {kind.__name__}")
+    actions = values["actions"]
+    if not all(isinstance(a, int) and not isinstance(a, bool) for a in actions):
+        raise ValueError("column actions must hold a list of integers (action ids)")
+    if not isinstance(values["seed"], int) or not all(isinstance(s, dict) for s in values["seats"]):
+        raise ValueError("column seed must be an integer and column seats a list of objects")
+    return GameRow(**values)
