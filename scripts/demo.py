@@ -13,14 +13,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import kabenvs  # noqa: E402
 from kabenvs.agents import Decision, RandomAgent, heuristic_agent  # noqa: E402
+from kabenvs.commands import OneLineParser, seed_arg  # noqa: E402
 from kabenvs.core.errors import KabenvsError  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("env_id", nargs="?", default="kabaleo_v0")
     parser.add_argument("--players", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_arg, default=0)
     parser.add_argument("--quiet", action="store_true", help="only the final position and result")
     args = parser.parse_args(argv)
     try:

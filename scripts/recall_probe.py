@@ -8,7 +8,6 @@ See ``kabenvs/core/recall.py`` for what is compared and what a merge means.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -17,19 +16,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import kabenvs  # noqa: E402
+from kabenvs.commands import OneLineParser, seed_arg  # noqa: E402
 from kabenvs.commands.benchmark import extreme_player_counts  # noqa: E402
 from kabenvs.core.recall import probe_recall  # noqa: E402
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = OneLineParser(description=__doc__.split("\n")[0])
     p.add_argument("--env", nargs="*", default=list(kabenvs.ENV_IDS))
     p.add_argument("--players", type=int, nargs="*", default=None, help="default: smallest and largest")
     p.add_argument("--games", type=int, default=4)
     p.add_argument("--positions", type=int, default=20, help="branch positions per game")
     p.add_argument("--pairs", type=int, default=2, help="move pairs per position")
     p.add_argument("--horizon", type=int, default=30)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument("--examples", type=int, default=3)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)

@@ -26,7 +26,6 @@ hands perfectly can at best reach it, so where it stays under a goal, no belief 
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
@@ -37,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import kabenvs  # noqa: E402
 from kabenvs.agents.search import parse_search_spec, search_agent_from_spec  # noqa: E402
 from kabenvs.agents.search.speed import sims_per_second  # noqa: E402  (shared with kabenvs benchmark --search)
+from kabenvs.commands import OneLineParser, seed_arg  # noqa: E402
 from kabenvs.core.registry import game_class, make_game  # noqa: E402
 
 
@@ -152,7 +152,7 @@ def versus(env_id: str, spec: str, kind: str, deals: int, budget: float, seed: i
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = OneLineParser(description=__doc__.split("\n")[0])
     p.add_argument("--env", nargs="+", default=list(kabenvs.ENV_IDS), help="env ids (default: all)")
     p.add_argument("--spec", default="search", help="the search bot's seat spec (default: search)")
     p.add_argument("--seconds", type=float, default=3.0, help="search time per row (speed mode)")
@@ -162,7 +162,7 @@ def main(argv=None) -> int:
     p.add_argument("--oracle", nargs="?", const="all", choices=ORACLES,
                    help="--versus: the search sees the real state (a diagnostic of what hidden information costs, not a "
                         "fair player); 'hands': every hand but not the deck's order (Cábula, Barakka)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if args.oracle and not args.versus:

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from kabenvs.commands import OneLineParser  # noqa: E402
+from kabenvs.commands import OneLineParser, seed_arg  # noqa: E402
 from kabenvs.core.errors import ConfigError  # noqa: E402
 from kabenvs.core.registry import env_ids, game_class, make_game  # noqa: E402
 
@@ -143,7 +143,7 @@ def parse_args(argv):
                    help="player counts (default: each game's smallest and largest)")
     p.add_argument("--games", type=int, default=100, help="games per config (default 100)")
     p.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the first game (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the first game (default 0)")
     return p.parse_args(argv)
 
 
@@ -154,8 +154,6 @@ def main(argv=None) -> int:
             raise ConfigError(f"--games {args.games}: play at least 1 game")
         if not 1 <= args.workers <= 512:
             raise ConfigError(f"--workers {args.workers}: give 1..512 (this machine has {os.cpu_count()} CPUs)")
-        if args.seed < 0:
-            raise ConfigError(f"--seed {args.seed}: seeds are >= 0")
         known = env_ids()
         for env_id in args.env or []:
             if env_id not in known:

@@ -13,3 +13,15 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str):
         print(f"error: {' '.join(message.split())} (see --help)", file=sys.stderr)
         sys.exit(2)
+
+
+def seed_arg(text: str) -> int:
+    """argparse ``type`` of every ``--seed``: an integer >= 0 (numpy's generators, which every
+    seed ends in, refuse a negative one with a traceback)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer; a seed is an integer >= 0") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; a seed is an integer >= 0")
+    return value

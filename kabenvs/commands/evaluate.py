@@ -33,7 +33,7 @@ import os
 import sys
 from contextlib import contextmanager
 
-from kabenvs.commands import OneLineParser
+from kabenvs.commands import OneLineParser, seed_arg
 from kabenvs.extras import training_module
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -53,7 +53,7 @@ def parse_args(argv):
     p.add_argument("--players", type=int, help="number of players (default: the model's, else the game's default)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE", help="a game option (repeatable)")
     p.add_argument("--deals", type=int, default=100, help="deals, each played once per seat rotation (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    p.add_argument("--seed", type=seed_arg, default=0, help="seed of the deals (default 0)")
     p.add_argument("--stochastic", action="store_true", help="models sample their moves instead of the argmax")
     p.add_argument("--trust-pickle", action="store_true",
                    help="also load Stable-Baselines3 .zip archives; this RUNS CODE FROM THE FILE (pickle): use it "

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kabenvs.commands import OneLineParser
+from kabenvs.commands import OneLineParser, seed_arg
 from kabenvs.commands.evaluate import UsageError
 from kabenvs.extras import training_module
 
@@ -49,7 +49,7 @@ def parse_args(argv):
     add.add_argument("--command", required=True, metavar="TEXT", help="the command that trained it (for the card)")
     add.add_argument("--float16", action="store_true", help="store the weights as float16 (half the size)")
     add.add_argument("--deals", type=int, default=150, help="deals per baseline for the strength table (default 150)")
-    add.add_argument("--seed", type=int, default=7, help="seed of those deals (default 7; training evaluates on 12345)")
+    add.add_argument("--seed", type=seed_arg, default=7, help="seed of those deals (default 7; training evaluates on 12345)")
     add.add_argument("--against", nargs="+", default=["heuristic", "random"], metavar="BASELINE",
                      help="baselines to measure against (default: heuristic random)")
     add.add_argument("--note", default="", help="a sentence for the card (how it was chosen, what it lacks)")

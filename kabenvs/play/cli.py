@@ -27,6 +27,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from kabenvs.agents.human import Console
+from kabenvs.commands import seed_arg
 from kabenvs.core.errors import ConfigError
 from kabenvs.core.game import Game
 from kabenvs.core.registry import env_ids, game_class
@@ -65,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "the game's heuristic bot, or random where it has none")
     p.add_argument("--names", nargs="+", default=[], metavar="NAME",
                    help="names of the human seats, in order")
-    p.add_argument("--seed", type=int, help="deal seed (default: a random one, shown and logged)")
+    p.add_argument("--seed", type=seed_arg, help="deal seed (default: a random one, shown and logged)")
     p.add_argument("--log", metavar="FILE", help="append the game to this game log (one JSON line per game)")
     p.add_argument("--trust-pickle", action="store_true",
                    help="also load Stable-Baselines3 .zip archives as seats; this RUNS CODE FROM THE FILE "
@@ -260,8 +261,6 @@ def play_main(args, console: Console) -> int:
         message = str(exc) if isinstance(exc, ConfigError) else f"bad option for {cls.env_id}: {exc}"
         raise UsageError(message) from None
     deal_seed = args.seed if args.seed is not None else secrets.randbits(31)
-    if deal_seed < 0:
-        raise UsageError(f"--seed {deal_seed}: the seed must be >= 0")
     names = list(args.names)
     seats = [build_seat(spec, i, game, deal_seed, names, args.trust_pickle) for i, spec in enumerate(specs)]
     if names:

@@ -203,6 +203,9 @@ def test_train_into_an_output_folder_that_cannot_be_made(tmp_path, capsys):
     ["serve", "--pace", "-1"], ["evaluate", "random", "--deals", "many"], ["export", "--bogus"],
     ["play", "--bogus"], ["nosuch"], ["benchmark", "--search", "--search-seconds", "0"],
     ["benchmark", "--env", "kabaleo_v0", "--search", "--search-spec", "search:sims=-3"],
+    ["evaluate", "random", "random", "--game", "kabaal_v0", "--seed", "-5"],
+    ["evaluate", "random", "random", "--seed", "five"], ["play", "kabaal_v0", "--seed", "-1"],
+    ["zoo", "add", "model", "--command", "c", "--seed", "-1"], ["serve", "--port", "70000"],
 ])
 def test_every_kabenvs_command_says_a_bad_command_line_in_one_line(argv, capsys):
     from kabenvs.cli import main
@@ -215,6 +218,18 @@ def test_every_kabenvs_command_says_a_bad_command_line_in_one_line(argv, capsys)
     assert code == 2 and _one_line(err), err
 
 
+@pytest.mark.parametrize("script", ["soak", "search_benchmark", "demo", "recall_probe"])
+def test_every_scripts_seed_is_checked_before_anything_runs(script, capsys):
+    """A negative seed reached numpy's generators as a traceback (evaluate, search_benchmark, demo,
+    zoo add); every --seed now goes through one argparse type (kabenvs.commands.seed_arg)."""
+    try:
+        code = _script(script).main(["--seed", "-3"])
+    except SystemExit as exit_:
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2 and _one_line(err) and "-3 is negative; a seed is an integer >= 0" in err, err
+
+
 def test_kabenvs_serve_is_available(monkeypatch, tmp_path, capsys):
     pytest.importorskip("uvicorn")
     import uvicorn
@@ -222,9 +237,19 @@ def test_kabenvs_serve_is_available(monkeypatch, tmp_path, capsys):
     from kabenvs.cli import main
 
     calls = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
-    assert main(["serve", "--port", "8124", "--data", str(tmp_path / "d")]) == 0
-    assert calls and calls[0]["port"] == 8124 and "http://127.0.0.1:8124/" in capsys.readouterr().out
+
+    def run(self, sockets=None):  # the server is handed the socket the command bound
+        calls.append((self.config.port, sockets[0].getsockname()))
+        sockets[0].close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
+    import socket
+
+    with socket.socket() as probe:  # a free port (the command binds it for real)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert main(["serve", "--port", str(port), "--data", str(tmp_path / "d")]) == 0
+    assert calls == [(port, ("127.0.0.1", port))] and f"http://127.0.0.1:{port}/" in capsys.readouterr().out
     study = tmp_path / "study.yaml"
     study.write_bytes(b"name: \xff\n")
     assert main(["serve", "--study", str(study), "--data", str(tmp_path / "d")]) == 2

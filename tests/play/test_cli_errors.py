@@ -28,7 +28,7 @@ from tests.play.helpers import run_cli
         (["kabaleo_v0", "--players", "two"], "invalid int value: 'two'"),
         (["kabaleo_v0", "--bogus"], "unrecognized arguments: --bogus"),
         (["kabaleo_v0", "--names", "ann", "bob"], "--names gives 2 names for 1 human seat(s)"),
-        (["kabaleo_v0", "--seed", "-4"], "the seed must be >= 0"),
+        (["kabaleo_v0", "--seed", "-4"], "-4 is negative; a seed is an integer >= 0"),
         (["--replay", "/no/such/log.jsonl"], "no such game log"),
     ],
 )
