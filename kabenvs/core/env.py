@@ -15,8 +15,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from kabenvs.core.errors import ConfigError, IllegalActionError
-from kabenvs.core.game import Game, State
+from kabenvs.core.errors import ConfigError, IllegalActionError, brief
+from kabenvs.core.game import Game, State, as_generator
 
 
 class GameEnv(AECEnv):
@@ -61,8 +61,11 @@ class GameEnv(AECEnv):
 
     # -- lifecycle ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if options is not None and not isinstance(options, dict):
+            raise ConfigError(f"reset(options={brief(options)}): options must be a dict "
+                              "(the one key read: 'state', a saved state) or None")
         if seed is not None:
-            self._master_rng = np.random.default_rng(seed)
+            self._master_rng = as_generator(seed)  # a ConfigError naming a seed that is no seed >= 0
         saved = (options or {}).get("state")
         if saved is not None:
             self.state = self.game.state_from_json(saved)
@@ -99,7 +102,10 @@ class GameEnv(AECEnv):
         state = self.state
         if state is None:
             raise RuntimeError("call reset() before observe() or last()")
-        player = self._index[agent]
+        try:
+            player = self._index[agent]
+        except (KeyError, TypeError):  # TypeError: an unhashable name
+            raise ConfigError(f"observe({brief(agent)}): no such agent; agents: {self.possible_agents}") from None
         if state.current_player == player and agent in self.terminations and not (
             self.terminations[agent] or self.truncations[agent]
         ):

@@ -122,8 +122,13 @@ def world_start(fields: dict, rng: np.random.Generator) -> dict:
 
 
 def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
+    """``rng`` itself, or a Generator seeded with it (None: fresh entropy). A seed that is not an
+    integer >= 0 is a ``ConfigError`` naming it (numpy's own message, "expected non-negative
+    integer", names neither the value nor where it came from)."""
     if isinstance(rng, np.random.Generator):
         return rng
+    if rng is not None and (isinstance(rng, (bool, np.bool_)) or not isinstance(rng, (int, np.integer)) or rng < 0):
+        raise ConfigError(f"seed {brief(rng)} must be an integer >= 0, a numpy Generator or None")
     return np.random.default_rng(rng)
 
 
@@ -287,6 +292,13 @@ class State:
         raise NotImplementedError
 
     def render(self, player: int | None = None) -> str:
+        """The table as text, as ``player`` sees it (None: everything). ``player`` must be None or
+        a seat of this game: a seat out of range once drew the all-seeing view in some games
+        (Barakka, Kabaal), another seat's in others (-1: the last). A game implements
+        ``_render(player)``, called with a checked seat or None."""
+        return self._render(None if player is None else self.check_seat(player, "render"))
+
+    def _render(self, player: int | None) -> str:
         raise NotImplementedError
 
     def resample_hidden(self, player: int, rng: np.random.Generator | int | None = None) -> "State":
@@ -298,8 +310,24 @@ class State:
         for the other seats' hidden choices within a budget (Cábula, Alakazum!) keeps the real
         ones when the budget runs out. Such a world is consistent but tells which card really
         went; ``kabenvs.core.patience.patient()`` makes that rare at a cost in time, and the
-        search bot's ``Worlds`` (``kabenvs.agents.search.tree``) draws usable worlds for you."""
+        search bot's ``Worlds`` (``kabenvs.agents.search.tree``) draws usable worlds for you.
+
+        ``player`` must be a seat of this game (``ConfigError`` otherwise: a seat out of range
+        once gave an IndexError in some games and, in others, a world drawn for another seat,
+        -1 read as the last one); ``rng`` a Generator, a seed >= 0 or None. A game implements
+        ``_resample_hidden(player, rng)``, called with a checked seat and a Generator."""
+        return self._resample_hidden(self.check_seat(player, "resample_hidden"), as_generator(rng))
+
+    def _resample_hidden(self, player: int, rng: np.random.Generator) -> "State":
         raise NotImplementedError
+
+    def check_seat(self, seat: Any, what: str) -> int:
+        """``seat`` as an int when it is a seat of this game; ``ConfigError`` naming ``what`` was
+        asked and the seats there are otherwise (a bool, a float or a negative index is none)."""
+        n = self.num_players
+        if isinstance(seat, (int, np.integer)) and not isinstance(seat, (bool, np.bool_)) and 0 <= seat < n:
+            return int(seat)
+        raise ConfigError(f"{what}: {brief(seat)} is not a seat of this {n}-player game; seats are 0 to {n - 1}")
 
     @property
     def followed_truth(self) -> bool:
@@ -342,7 +370,10 @@ class State:
         """Where the items hidden from ``player`` lie now: zone name -> items (card ids, tiles),
         for every zone whose contents ``player`` cannot see (another hand, the undealt cards, a
         deck). The shared kit checks that resampling exchanges items between them. None for a
-        game without such zones."""
+        game without such zones. A game implements ``_hidden_zones(player)`` (a checked seat)."""
+        return self._hidden_zones(self.check_seat(player, "hidden_zones"))
+
+    def _hidden_zones(self, player: int) -> dict[str, list] | None:
         return None
 
     def scores(self) -> list[float] | None:
@@ -484,6 +515,8 @@ class State:
         A game narrates in ``kabenvs/games/<game>/narration.py`` with a function
         ``narrate(before, after, action, seat) -> list[str]`` (the whole list, move line first),
         comparing the two states' fields; without one, the move line alone is the narration."""
+        if seat is not None:
+            seat = self.check_seat(seat, "narrate")
         narrator = _seat_view_hooks(type(self))[0]
         if narrator is not None:
             return narrator(before, self, action, seat)
@@ -503,6 +536,8 @@ class State:
         "player:2", "bid:3"), or a list of keys for a move played by clicking several things in
         turn (["stock:green", "spot:3"])}, so that a front end can make that thing clickable. Never more than
         ``seat`` may know (the shared kit compares it across resampled worlds)."""
+        if seat is not None:
+            seat = self.check_seat(seat, "table_view")
         over = self.current_player is None
         view: dict[str, Any] = {
             "game": self.game.env_id,

@@ -349,3 +349,60 @@ def test_step_instructions_refuses_bad_arguments_in_one_line(args, says, capsys,
     assert si.main(args) == 2
     err = capsys.readouterr().err.strip()
     assert says in err and "\n" not in err
+
+
+# -- the Python API: a seat or a seed that is none is one ConfigError, never another seat's world ---
+@pytest.mark.parametrize("env_id", ["alakazum_v0", "barakka_v0", "cabula_v0", "kabaal_v0", "kabaleo_v0"])
+def test_every_seat_view_refuses_a_seat_that_is_not_one(env_id):
+    """``resample_hidden``, ``render``, ``table_view``, ``narrate`` and ``hidden_zones`` take a seat
+    (None: the all-seeing view, where allowed). Before, a seat past the table or -1 gave an
+    IndexError in some games and, in others, a view for a seat that is none: Barakka's
+    ``render(2)`` and ``render(-1)`` at 2 players were the all-seeing view (every hand and the
+    deck's order), ``resample_hidden(-1)`` a world drawn for the last seat."""
+    import random
+
+    game = make_game(env_id)
+    state = game.new_state(3)
+    rnd = random.Random(0)
+    for _ in range(15):
+        before, action = state.clone(), rnd.choice(state.legal_actions())
+        state.apply(action)
+    n = state.num_players
+    views = {
+        "resample_hidden": lambda q: state.resample_hidden(q, 1),
+        "render": state.render,
+        "table_view": state.table_view,
+        "narrate": lambda q: state.narrate(before, action, q),
+        "hidden_zones": state.hidden_zones,
+    }
+    for what, view in views.items():
+        for seat in (n, -1, True, 1.0, "0"):
+            with pytest.raises(KabenvsError, match=rf"{what}: .* is not a seat of this {n}-player game; seats are 0 to {n - 1}"):
+                view(seat)
+        assert view(np.int64(n - 1)) is not None  # a numpy integer is a seat
+    assert state.render(None) != state.render(0)  # None is still the all-seeing view
+    with pytest.raises(KabenvsError, match="resample_hidden: None is not a seat"):
+        state.resample_hidden(None)
+    with pytest.raises(KabenvsError, match="seed -3 must be an integer >= 0"):
+        state.resample_hidden(0, -3)
+    world = state.resample_hidden(np.int64(n - 1), 1)
+    assert world.observation(n - 1).tobytes() == state.observation(n - 1).tobytes()
+
+
+def test_env_reset_and_observe_name_a_bad_seed_options_or_agent():
+    import kabenvs
+
+    env = kabenvs.make("kabaal_v0")
+    for seed in (-1, "a", True, 1.5):
+        with pytest.raises(KabenvsError, match="must be an integer >= 0, a numpy Generator or None"):
+            env.reset(seed=seed)
+    with pytest.raises(KabenvsError, match="options must be a dict"):
+        env.reset(options=[1])
+    with pytest.raises(KabenvsError, match="seed -1 must be an integer >= 0"):
+        make_game("kabaal_v0").new_state(-1)
+    env.reset(seed=np.int64(4))
+    first = env.observe("player_0")["observation"].tobytes()
+    env.reset(seed=4)
+    assert env.observe("player_0")["observation"].tobytes() == first  # the same deal as an int seed
+    with pytest.raises(KabenvsError, match=r"observe\('player_9'\): no such agent; agents: \['player_0'"):
+        env.observe("player_9")

@@ -96,7 +96,7 @@ import numpy as np
 
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
-from kabenvs.core.game import Game, State, as_generator
+from kabenvs.core.game import Game, State
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.alakazum.cards import (
     CLAIRVOYANCE, CULTURES, DIE, FOREST_MAGIC, LEVITATION, MULTI, REVIVE, SPELL_COST,
@@ -1445,10 +1445,10 @@ class AlakazumState(State):
     def observation(self, player: int) -> np.ndarray:
         return (_encode or _bind_encode())(self, player)
 
-    def resample_hidden(self, player: int, rng=None) -> "AlakazumState":
+    def _resample_hidden(self, player: int, rng) -> "AlakazumState":
         from kabenvs.games.alakazum.resample import resample
 
-        return resample(self, player, as_generator(rng))
+        return resample(self, player, rng)
 
     # per-pair knowledge rows, [o][h]: what o knows of h's hand
     _PAIR_ROWS = ("known", "groups", "joint", "capped")
@@ -1472,12 +1472,12 @@ class AlakazumState(State):
                 return None
         return "what another player knows of a third hand"
 
-    def hidden_zones(self, player: int) -> dict[str, list]:
+    def _hidden_zones(self, player: int) -> dict[str, list]:
         from kabenvs.games.alakazum.resample import hidden_zones
 
         return hidden_zones(self, player)
 
-    def render(self, player: int | None = None) -> str:
+    def _render(self, player: int | None) -> str:
         from kabenvs.games.alakazum.encoding import render
 
         return render(self, player)

@@ -68,7 +68,7 @@ import numpy as np
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
 from kabenvs.core.errors import ConfigError
-from kabenvs.core.game import Game, State, as_generator, player_name, winners_line
+from kabenvs.core.game import Game, State, player_name, winners_line
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.barakka import encoding
 from kabenvs.games.barakka.data import (
@@ -544,12 +544,12 @@ class BarakkaState(State):
     def observation(self, player: int) -> np.ndarray:
         return encoding.encode(self, player)
 
-    def resample_hidden(self, player: int, rng=None) -> "BarakkaState":
+    def _resample_hidden(self, player: int, rng) -> "BarakkaState":
         from kabenvs.games.barakka.resample import resample
 
-        return resample(self, player, as_generator(rng))
+        return resample(self, player, rng)
 
-    def hidden_zones(self, player: int) -> dict[str, list]:
+    def _hidden_zones(self, player: int) -> dict[str, list]:
         from kabenvs.games.barakka.resample import hidden_zones
 
         return hidden_zones(self, player)
@@ -582,7 +582,7 @@ class BarakkaState(State):
         seqs = [[(st[:1], sorted(st[1:])) if g.karim else ([], sorted(st)) for st in mine] for mine in self.seqs]
         return repr((rest, piles, seqs))
 
-    def render(self, player: int | None = None) -> str:
+    def _render(self, player: int | None) -> str:
         g = self.game
         names = g.card_names
         perfect = g.config.memory == "perfect"

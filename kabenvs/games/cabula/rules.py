@@ -80,7 +80,7 @@ import numpy as np
 
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
-from kabenvs.core.game import Game, State, as_generator, winners_line
+from kabenvs.core.game import Game, State, winners_line
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.cabula import cards as C
 from kabenvs.games.cabula import knowledge as KN
@@ -1108,8 +1108,8 @@ class CabulaState(State):
     def observation(self, player: int) -> np.ndarray:
         return encode(self, player)
 
-    def resample_hidden(self, player: int, rng=None) -> "CabulaState":
-        return resample(self, player, as_generator(rng))
+    def _resample_hidden(self, player: int, rng) -> "CabulaState":
+        return resample(self, player, rng)
 
     # knowledge fields by who reads a row (row v * n + p): v's own rows about p's hand; p's
     # shadows of v's rows about p's hand; per-viewer deck knowledge
@@ -1139,7 +1139,7 @@ class CabulaState(State):
                 return None
         return "what another player knows of a third hand"
 
-    def hidden_zones(self, player: int) -> dict[str, list]:
+    def _hidden_zones(self, player: int) -> dict[str, list]:
         """Cards ``player`` cannot place: each other hand less the cards it knows are there, and
         the deck less the cards it knows are in it (its order is hidden from everyone)."""
         zones = {}
@@ -1178,7 +1178,7 @@ class CabulaState(State):
             return f"player {p}: Necromancy, discard down to five cards (one card)"
         return f"player {p}: choose a card to take from player {f['v']}'s hand"
 
-    def render(self, player: int | None = None) -> str:
+    def _render(self, player: int | None) -> str:
         n = self.num_players
         if self.current_player is None:
             status = "game over"

@@ -67,7 +67,7 @@ import numpy as np
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
 from kabenvs.core.errors import IllegalActionError
-from kabenvs.core.game import Game, State, as_generator, copy_generator, winners_line
+from kabenvs.core.game import Game, State, copy_generator, winners_line
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.kabaal.board import (
     AREA_CARDS,
@@ -931,7 +931,7 @@ class KabaalState(State):
     resample_failures = 0  # replays that failed (a bug if ever > 0; the tests check it)
     resample_tries = 64  # rejection-sampling attempts before the random walk (tests set 0)
 
-    def hidden_zones(self, player: int) -> dict[str, list]:
+    def _hidden_zones(self, player: int) -> dict[str, list]:
         zones = {"undealt": list(self.undealt)}
         for q in range(self.num_players):
             if q != player:
@@ -940,7 +940,7 @@ class KabaalState(State):
                     zones[f"pass chosen by player {q}"] = list(self.passing[q])
         return zones
 
-    def resample_hidden(self, player: int, rng=None) -> "KabaalState":
+    def _resample_hidden(self, player: int, rng) -> "KabaalState":
         """A world ``player`` cannot tell from this one, consistent with its whole history.
 
         The hidden cards (other hands, their pending pass choices, the undealt cards) are dealt
@@ -948,7 +948,6 @@ class KabaalState(State):
         card of a colour a player showed it lacks, and every card a player was asked to choose
         (or was forced to play) still so (``_deal_fits``). Rejection sampling; where that keeps
         failing, a random walk of swaps between hidden zones that keeps every constraint."""
-        rng = as_generator(rng)
         fresh = np.random.default_rng(rng.integers(0, 2**63))
         others = [q for q in range(self.num_players) if q != player]
         zones = [self.hands[q] for q in others] + [self.passing[q] for q in others] + [self.undealt]
@@ -1185,7 +1184,7 @@ class KabaalState(State):
             return f"player {p}: choose the card of the ritual line to turn face down"
         return f"player {p} to move"
 
-    def render(self, player: int | None = None) -> str:
+    def _render(self, player: int | None) -> str:
         g = self.game
         n = self.num_players
         trick = min(self.tricks_played + 1, TRICKS_PER_ROUND)

@@ -28,7 +28,7 @@ import numpy as np
 
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
-from kabenvs.core.game import Game, State, as_generator, player_name, winners_line, world_start
+from kabenvs.core.game import Game, State, player_name, winners_line, world_start
 from kabenvs.core.observation import ObservationLayout
 
 import dataclasses
@@ -706,7 +706,7 @@ class KabaleoState(State):
         # colour c (legality)
         self._allowed: np.ndarray | None = None
 
-    def resample_hidden(self, player: int, rng=None) -> "KabaleoState":
+    def _resample_hidden(self, player: int, rng) -> "KabaleoState":
         """A world ``player`` cannot tell from this one: the other players' targets re-dealt at
         random among the colours ``player`` does not hold (the colours nobody holds included).
 
@@ -717,7 +717,6 @@ class KabaleoState(State):
         and the real one, stepped back, would give the real deal); the history is unchanged,
         and it replays from that start to exactly the world, as targets never bear on legality
         or on the board. The world's own generator is fresh."""
-        rng = as_generator(rng)
         new = self.clone()
         new.rng = np.random.default_rng(rng.integers(0, 2**63))
         if self.current_player is None:
@@ -734,7 +733,7 @@ class KabaleoState(State):
             new.start = world_start(start_fields, rng)
         return new
 
-    def hidden_zones(self, player: int) -> dict[str, list] | None:
+    def _hidden_zones(self, player: int) -> dict[str, list] | None:
         """The colours hidden from ``player``: each other player's target, and the targets nobody
         drew (in the box). After the end every target is revealed, which also tells the ones in
         the box: nothing is hidden then."""
@@ -752,7 +751,7 @@ class KabaleoState(State):
             return "game over"
         return f"player {self.current_player}: place a piece (colour, spot)"
 
-    def render(self, player: int | None = None) -> str:
+    def _render(self, player: int | None) -> str:
         g = self.game
         lines = []
         turn = "game over" if self.current_player is None else f"player {self.current_player} to move"
