@@ -66,8 +66,9 @@ def run(args) -> int:
     from kabenvs.agents.policy import export_model, model_paths, pickle_refusal
 
     source = model_paths(args.source)[0]
-    if not source.is_file():
-        raise UsageError(f"{args.source!r} is not a file")
+    if not source.is_file():  # (the archive is NAME.zip whether or not the suffix was given)
+        raise UsageError(f"no Stable-Baselines3 archive {str(source)!r} (from {args.source!r}): "
+                         "give the training run's .zip, with or without its suffix")
     if not args.trust_pickle:
         raise pickle_refusal(source)
     game = build_game(args)

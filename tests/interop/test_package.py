@@ -38,7 +38,9 @@ def test_the_command_dispatches_to_the_same_programs_as_the_scripts(capsys):
 @pytest.mark.parametrize("argv, words", [
     (["fly"], "unknown command 'fly'"),
     (["serve", "--pace", "-1"], "--pace=-1.0 must be >= 0"),
-    (["export", "missing.zip", "out"], "'missing.zip' is not a file"),
+    (["export", "missing.zip", "out"], "no Stable-Baselines3 archive 'missing.zip'"),
+    # a file that is there, but no archive: the archive looked for is named (it said "is not a file")
+    (["export", str(ROOT / "configs" / "quickstart.yaml"), "out"], "quickstart.yaml.zip' (from "),
     ([], "usage: kabenvs COMMAND"),
 ])
 def test_bad_commands_say_so_in_one_line_with_exit_2(argv, words, capsys):
