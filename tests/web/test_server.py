@@ -273,22 +273,33 @@ def test_models_are_offered_only_from_the_models_folder_in_the_safe_format(tmp_p
 
 def test_serve_prints_its_address_and_warns_off_localhost(monkeypatch, capsys, tmp_path):
     import importlib.util
+    import socket
 
     import uvicorn
 
     calls = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+
+    def run(self, sockets=None):  # serve nothing: record what the server was handed
+        calls.append((self.config.host, self.config.port, sockets[0].getsockname()[:2]))
+        sockets[0].close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", run)
     script = Path(__file__).resolve().parents[2] / "scripts" / "serve.py"
     spec = importlib.util.spec_from_file_location("serve", script)
     serve = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(serve)
-    assert serve.main(["--port", "8123", "--data", str(tmp_path / "d")]) == 0
+    ports = []
+    for _ in range(2):  # free ports: the command binds them for real
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            ports.append(probe.getsockname()[1])
+    assert serve.main(["--port", str(ports[0]), "--data", str(tmp_path / "d")]) == 0
     out = capsys.readouterr().out
-    assert "http://127.0.0.1:8123/" in out and "WARNING" not in out
-    assert serve.main(["--host", "0.0.0.0", "--data", str(tmp_path / "d")]) == 0
+    assert f"http://127.0.0.1:{ports[0]}/" in out and "WARNING" not in out
+    assert serve.main(["--host", "0.0.0.0", "--port", str(ports[1]), "--data", str(tmp_path / "d")]) == 0
     out = capsys.readouterr().out
-    assert "WARNING" in out and "http://0.0.0.0:8000/" in out
-    assert calls[0]["host"] == "127.0.0.1" and calls[0]["port"] == 8123
+    assert "WARNING" in out and f"http://0.0.0.0:{ports[1]}/" in out
+    assert calls == [("127.0.0.1", ports[0], ("127.0.0.1", ports[0])), ("0.0.0.0", ports[1], ("0.0.0.0", ports[1]))]
 
 
 def test_a_model_from_the_models_folder_and_the_search_bot_take_seats(tmp_path):
