@@ -252,7 +252,12 @@ class Manager:
             try:
                 self.games[row.id] = self._rebuild(row)
             except Exception as exc:  # noqa: BLE001 (one broken row must not stop the server)
-                self.resume_errors[row.id] = f"{type(exc).__name__}: {exc}"
+                # Whoever opens the game reads this, and a replay error's own text can name
+                # hidden things (an illegal stored move lists the legal ones: the mover's hand).
+                # So the page gets the kind of error; the full text goes to the server's log.
+                print(f"game {row.id} could not be resumed: {type(exc).__name__}: {exc}", file=sys.stderr)
+                self.resume_errors[row.id] = (f"its stored game does not replay ({type(exc).__name__}; "
+                                              "the server's log has the details)")
         for live in self.games.values():
             self.kick(live)
 

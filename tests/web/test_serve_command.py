@@ -142,3 +142,22 @@ def test_a_damaged_game_row_does_not_stop_the_others_from_resuming(tmp_path, dam
         assert ids[1] in manager.games and ids[0] not in manager.games  # the sound game resumed
         r = c.get(f"/api/games/{ids[0]}/view?seat=0", headers={"X-Token": "x"})
         assert r.status_code == 500 and reason in r.json()["error"] and ids[0] in r.json()["error"]
+
+
+def test_a_stored_move_that_no_longer_replays_names_no_hidden_card(tmp_path, capsys):
+    """An illegal stored move's error lists the legal moves (the mover's hand); the page that
+    opens the game, seen by anyone with its id, gets only the kind of error, the log the rest."""
+    data = tmp_path / "data"
+    with TestClient(create_app(data, None, pace=10.0)) as c:
+        r = c.post("/api/games", json={"env_id": "kabaal_v0", "seats": ["human", "human"], "seed": 3})
+        gid = r.json()["id"]
+    db = sqlite3.connect(str(data / "games.sqlite3"))
+    db.execute("UPDATE games SET actions='[204]' WHERE id=?", (gid,))  # not a passing move
+    db.commit()
+    db.close()
+    with TestClient(create_app(data, None, pace=10.0)) as c:
+        r = c.get(f"/api/games/{gid}/view?seat=1", headers={"X-Token": "x"})
+    error = r.json()["error"]
+    assert r.status_code == 500 and "does not replay (IllegalActionError" in error
+    assert "pass red" not in error and "legal choices" not in error  # no move names, so no card of any hand
+    assert "legal choices" in capsys.readouterr().err  # the operator still gets the details
