@@ -174,11 +174,17 @@ class Store:
         return _row(r) if r else None
 
 
-_COLUMNS = {
-    "games": ["id", "env_id", "config", "seats", "seed", "actions", "status", "error", "options",
-              "created", "updated"],
-    "participants": ["study", "id", "token", "label", "number", "created"],
-}
+def _schema_columns() -> dict[str, list[str]]:
+    """Each table's columns in order, read from SCHEMA itself (one list to keep, not two)."""
+    db = sqlite3.connect(":memory:")
+    try:
+        db.executescript(SCHEMA)
+        return {t: [r[1] for r in db.execute(f"PRAGMA table_info({t})")] for t in ("games", "participants")}
+    finally:
+        db.close()
+
+
+_COLUMNS = _schema_columns()
 # the JSON columns of a game row and the type each must decode to
 _JSON_COLUMNS = {"config": dict, "seats": list, "actions": list, "options": dict}
 
