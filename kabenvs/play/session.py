@@ -195,9 +195,9 @@ class PlaySession:
         return self._end("truncated" if state.truncated else "finished")
 
     def only_choice_is_secret(self, state: State) -> bool:
-        """Whether another human at this screen could not know that the seat to move has only
-        one legal choice: in some world that human cannot tell apart from this one, the seat
-        has several (sampled: ``SECRET_PROBES`` worlds per human)."""
+        """Whether the seat to move is asked its only legal choice anyway: another human is at
+        this screen and the game has hidden information (``kabenvs.core.secrecy``: the rule looks
+        at nothing hidden, so being asked or not tells nobody anything)."""
         # agents see no screen: only the other humans count (kabenvs.core.secrecy)
         return secret_only_choice(state, [h for h in self.humans if h != state.current_player])
 

@@ -41,9 +41,10 @@ ONLY_CHOICE_ASKED = ("You have only one legal choice. You are asked anyway: the 
 
 
 def only_choice_is_secret(live: LiveGame, state: State) -> bool:
-    """Whether another human of this game could not know that the seat to move has one legal
-    choice: in some world that human cannot tell apart from this one, the seat has several.
-    Taking it at once would show them (the move would come at the agents' pace)."""
+    """Whether the seat to move is asked its only legal choice anyway: another human plays this
+    game and the game has hidden information (taking it at once would show them, by the move
+    coming at the agents' pace, that the seat had no other; ``kabenvs.core.secrecy`` decides it
+    without looking at anything hidden)."""
     p = state.current_player
     return secret_only_choice(state, [q for q, s in enumerate(live.seats) if s.kind == "human" and q != p])
 
@@ -136,9 +137,8 @@ class LiveGame:
         return ONLY_CHOICE if self.only_choice_taken() else None
 
     def only_choice_taken(self) -> bool:
-        """A human with one legal move is not asked (as in terminal play), unless asking keeps a
-        secret: another human could then tell the seat had no other choice (see
-        ``only_choice_is_secret``). Decided once per move."""
+        """A human with one legal move is not asked (as in terminal play), unless another human
+        plays a game with hidden information (``only_choice_is_secret``). Decided once per move."""
         if self._auto_at is None or self._auto_at[0] != self.moves:
             state = self.state
             auto = len(state.legal_actions()) == 1 and not only_choice_is_secret(self, state)

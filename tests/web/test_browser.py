@@ -143,7 +143,7 @@ def test_two_humans_never_receive_each_others_hidden_cards(browser, server):
             known = sum(c["count"] for c in other["known_hand"])
             assert other["hand"] is None and other["hand_size"] >= known
             # the moves list only when the seat decides; events only as the seat saw them
-            # (a seat's only legal move is taken without asking unless that would tell the other)
+            # (a seat's only legal move is taken without asking unless another human plays)
             assert not reply["legal"] or state.current_player == seat
             assert bool(reply["legal"]) or state.current_player != seat or len(state.legal_actions()) == 1
             for ev in reply["events"]:
