@@ -92,8 +92,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"kabenvs web server: http://{shown}:{args.port}/  (games stored in {Path(args.data).resolve()})",
           flush=True)
     for study in studies:
+        key = app.state.manager.study_key(study.name)
         print(f"study {study.name}: participants join at http://{shown}:{args.port}/study/{study.name} ; "
-              f"results at http://{shown}:{args.port}/study/{study.name}/results", flush=True)
+              f"results at http://{shown}:{args.port}/study/{study.name}/results ; for you alone (the game "
+              f"log holds the deals others have still to play): "
+              f"http://{shown}:{args.port}/study/{study.name}/results#key={key}", flush=True)
     # pages poll with kept-alive connections: stop after 3 s instead of waiting for them to close
     config = uvicorn.Config(app, host=args.host, port=args.port, log_level="warning", timeout_graceful_shutdown=3)
     uvicorn.Server(config).run(sockets=[sock])

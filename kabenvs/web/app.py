@@ -30,6 +30,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from kabenvs.core.errors import brief
 from kabenvs.web.live import Manager, WebError
 from kabenvs.web.store import Store
 
@@ -58,12 +59,12 @@ async def _json_body(request: Request) -> Any:
 def _seat_param(raw: Any) -> int | None:
     if raw in ("all", None):
         return None
-    if isinstance(raw, bool):
-        raise WebError(400, f"seat {raw!r} must be a seat number or 'all'")
-    try:
+    # a whole number only: int() would read 1.9 as 1, "0_0" as 0 and "²" not at all
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return raw
+    if isinstance(raw, str) and raw.isascii() and raw.isdigit() and len(raw) <= 6:
         return int(raw)
-    except (TypeError, ValueError):
-        raise WebError(400, f"seat {raw!r} must be a seat number or 'all'") from None
+    raise WebError(400, f"seat {brief(raw)} must be a seat number or 'all'")
 
 
 def _handled(fn):
@@ -112,8 +113,12 @@ def create_app(data_dir: str | Path, models_dir: str | Path | None = None, pace:
         for i, seat in enumerate(row.seats):
             if seat["token"]:
                 links[i] = f"/g/{row.id}#seat={i}&token={seat['token']}"
-        reply = {"id": row.id, "links": links, "seed": row.seed,
+        reply = {"id": row.id, "links": links,
                  "watch": f"/g/{row.id}#seat=all&token={row.options['watch_token']}"}
+        if isinstance(body, dict) and body.get("seed") is not None:
+            # only a seed the creator chose: one the server drew would give a player the whole
+            # deal (new_state(seed)); it comes with the game's record once the game is over
+            reply["seed"] = row.seed
         if row.options.get("hot_seat"):
             humans = [i for i, s in enumerate(row.seats) if s["kind"] == "human"]
             first = humans[0] if humans else 0
@@ -126,7 +131,7 @@ def create_app(data_dir: str | Path, models_dir: str | Path | None = None, pace:
         seat = manager.authorise(live, _seat_param(request.query_params.get("seat")),
                                  request.headers.get("x-token"))
         since = request.query_params.get("since", "0")
-        if not since.isdigit():
+        if not (since.isascii() and since.isdigit() and len(since) <= 9):  # "²".isdigit() is True
             raise WebError(400, f"since={since!r} must be a number of events")
         return JSONResponse(manager.seat_view(live, seat, int(since)))
 
@@ -186,7 +191,9 @@ def create_app(data_dir: str | Path, models_dir: str | Path | None = None, pace:
 
     @_handled
     async def study_log(request: Request) -> Response:
-        records = manager.study_records(request.path_params["name"])
+        name = request.path_params["name"]
+        manager.check_study_key(name, request.query_params.get("key") or request.headers.get("x-token"))
+        records = manager.study_records(name)
         text = "".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in records)
         return Response(text, media_type="application/x-ndjson", headers={
             "Content-Disposition": f'attachment; filename="{request.path_params["name"]}-games.jsonl"'})

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from kabenvs.agents.base import Agent, Decision
-from kabenvs.core.errors import ConfigError
+from kabenvs.core.errors import ConfigError, brief
 from kabenvs.core.game import Game, State
 from kabenvs.core.registry import env_ids, game_class
 from kabenvs.core.secrecy import only_choice_is_secret as secret_only_choice
@@ -47,6 +47,12 @@ def only_choice_is_secret(live: LiveGame, state: State) -> bool:
     without looking at anything hidden)."""
     p = state.current_player
     return secret_only_choice(state, [q for q, s in enumerate(live.seats) if s.kind == "human" and q != p])
+
+
+def _ascii(token: Any) -> str:
+    """A client's token for ``secrets.compare_digest``, which raises TypeError on a str that is
+    not ASCII: such a token matches nothing (ours are URL-safe ASCII), so it reads as empty."""
+    return token if isinstance(token, str) and token.isascii() else ""
 
 
 class WebError(Exception):
@@ -80,6 +86,32 @@ def model_names(models_dir: Path | None) -> list[str]:
     return sorted(p.stem for p in models_dir.glob("*.safetensors") if p.with_suffix(".json").is_file())
 
 
+# A browser's search seat: its budget is a server thread's time per move, so it is bounded.
+WEB_MAX_SIMS = 5000
+WEB_MAX_TIME = 5.0
+WEB_MAX_WORLDS = 64
+
+
+def check_web_search(spec: str, index: int) -> None:
+    """Refuse a browser's search spec that names a file (``model=``: the server would load a
+    model from any path it can read, and its errors would tell which paths exist) or asks for
+    more than ``WEB_MAX_*`` a move. Read through the spec parser itself, so spaces or other
+    spellings the parser accepts cannot slip past (a substring test for "model=" once did)."""
+    from kabenvs.agents.search.spec import parse_search_spec
+
+    try:
+        options = parse_search_spec(spec)
+    except ConfigError as exc:
+        raise WebError(400, f"seat {index}: {exc}") from None
+    if "model" in options:
+        raise WebError(400, f"seat {index}: search with model= is not offered over the web "
+                       "(the zoo and model:NAME seats are)")
+    for key, limit in (("sims", WEB_MAX_SIMS), ("time", WEB_MAX_TIME), ("worlds", WEB_MAX_WORLDS)):
+        if options.get(key, 0) > limit:
+            raise WebError(400, f"seat {index}: search {key}={options[key]} is more than this server "
+                           f"offers; at most {key}={limit:g}")
+
+
 def build_agent(spec: str, index: int, game: Game, seed: int, models_dir: Path | None):
     """The ``kabenvs.play.session.Seat`` for a web seat spec: human | heuristic | random |
     search[:k=v,...] | zoo (the shipped agent for the game and count) | model:NAME (a safe model
@@ -97,8 +129,8 @@ def build_agent(spec: str, index: int, game: Game, seed: int, models_dir: Path |
     elif spec == "zoo":
         target = spec  # build_seat finds the shipped agent, or names the ones there are
     elif spec in SIMPLE_KINDS or spec == "search" or spec.startswith("search:"):
-        if "model=" in spec:
-            raise WebError(400, f"seat {index}: search with model= is not offered over the web")
+        if spec.startswith("search"):
+            check_web_search(spec, index)
         target = spec
     else:
         raise WebError(400, f"seat {index}: unknown seat {spec!r}; use human, heuristic, random, "
@@ -217,13 +249,15 @@ class Manager:
         if seed is None:
             seed = secrets.randbits(31)
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-            raise WebError(400, f"seed {seed!r} must be an integer >= 0")
+            raise WebError(400, f"seed {brief(seed)} must be an integer >= 0")
         try:
             game = game_class(env_id)(**{**options, "num_players": len(specs)})
         except (ConfigError, TypeError, ValueError) as exc:
             raise WebError(400, f"bad options for {env_id}: {' '.join(str(exc).split())}") from None
         seats = [build_agent(spec, i, game, seed, self.models_dir) for i, spec in enumerate(specs)]
-        hot = bool(request.get("hot_seat"))
+        hot = request.get("hot_seat", False)
+        if not isinstance(hot, bool):  # bool("false") is True: only JSON true/false are read
+            raise WebError(400, f"hot_seat={brief(hot)} must be true or false")
         seat_rows = []
         for spec, seat in zip(specs, seats):
             seat_rows.append({"spec": spec, "kind": seat.kind, "name": seat.name,
@@ -292,7 +326,7 @@ class Manager:
     def authorise(self, live: LiveGame, seat: int | None, token: str | None) -> int | None:
         """The seat ``token`` may see: its own human seat, any human seat with the hot-seat token,
         the all-seeing view with the watch token only when no human plays or the game is over."""
-        token = token or ""
+        token = _ascii(token)
         n = live.game.num_players
         opts = live.row.options
         if seat is None:
@@ -430,9 +464,20 @@ class Manager:
 
     def _participant(self, name: str, pid: Any, token: str | None) -> dict[str, Any]:
         for p in self.store.participants(name):
-            if p["id"] == pid and secrets.compare_digest(token or "", p["token"]):
+            if p["id"] == pid and secrets.compare_digest(_ascii(token), p["token"]):
                 return p
         raise WebError(403, "this link does not open that participant's series")
+
+    def study_key(self, name: str) -> str:
+        """The study's operator key: its game log holds every finished deal, which the deals other
+        participants still have to play are (deal_pairing), so only the operator gets it."""
+        self.study(name)
+        return self.store.secret(f"study:{name}")
+
+    def check_study_key(self, name: str, key: Any) -> None:
+        if not secrets.compare_digest(_ascii(key), self.study_key(name)):
+            raise WebError(403, f"the game log of study {name} needs its operator key (key=..., printed "
+                           "by kabenvs serve); it holds the deals other participants have still to play")
 
     def study_games(self, name: str, pid: str | None = None) -> list[LiveGame]:
         games = [g for g in self.games.values() if g.row.options.get("study") == name

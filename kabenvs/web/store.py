@@ -10,6 +10,7 @@ killed server loses at most the move it was applying.
 from __future__ import annotations
 
 import json
+import secrets
 import sqlite3
 import threading
 import time
@@ -42,7 +43,12 @@ CREATE TABLE IF NOT EXISTS participants (
     created REAL NOT NULL,
     PRIMARY KEY (study, id)
 );
+CREATE TABLE IF NOT EXISTS secrets (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 """
+TABLES = ("games", "participants", "secrets")
 
 
 @dataclass
@@ -93,7 +99,7 @@ class Store:
     def _check_tables(self) -> None:
         """An existing table of ours must have our columns (``CREATE TABLE IF NOT EXISTS`` would
         keep another program's table of that name, and every insert would then fail)."""
-        for table in ("games", "participants"):
+        for table in TABLES:
             have = [r[1] for r in self._db.execute(f"PRAGMA table_info({table})").fetchall()]
             want = _COLUMNS[table]
             if have and have != want:
@@ -148,6 +154,13 @@ class Store:
                 raise
         return number
 
+    def secret(self, name: str) -> str:
+        """The server's secret ``name`` (a study's operator key), made once and kept, so that it
+        outlives a restart of the server."""
+        with self._lock:
+            self._db.execute("INSERT OR IGNORE INTO secrets VALUES (?, ?)", (name, secrets.token_urlsafe(16)))
+            return self._db.execute("SELECT value FROM secrets WHERE name=?", (name,)).fetchone()[0]
+
     def participants(self, study: str) -> list[dict[str, Any]]:
         with self._lock:
             rows = self._db.execute(
@@ -179,7 +192,7 @@ def _schema_columns() -> dict[str, list[str]]:
     db = sqlite3.connect(":memory:")
     try:
         db.executescript(SCHEMA)
-        return {t: [r[1] for r in db.execute(f"PRAGMA table_info({t})")] for t in ("games", "participants")}
+        return {t: [r[1] for r in db.execute(f"PRAGMA table_info({t})")] for t in TABLES}
     finally:
         db.close()
 

@@ -15,9 +15,12 @@ participant plays, and how games are arranged::
 
 Game ``i`` of participant ``j`` (both from 0): with ``A`` agents, round ``r = i // A``; the agent is
 ``agents[(i + j) % A]`` (the order of agents turns with the participant, so no agent always
-comes first); with ``deal_pairing`` the deal seed is ``seed + r`` (the same deals for every
-agent and every participant: paired comparisons), else ``seed + 100_003 * j + i``; with
-``seat_rotation`` the human sits in seat ``r % players``, else in seat 0.
+comes first); with ``deal_pairing`` the deal seed is ``seed + i``: game ``i`` is the same deal in
+the same seat for every participant, and across ``A`` participants it meets every agent (paired
+comparisons), while no participant plays a deal twice; else ``seed + 100_003 * j + i``; with
+``seat_rotation`` the human sits in seat ``r % players``, else in seat 0. The seed is the
+operator's: the results leave it out, and the game log (which holds every finished deal, so the
+deals other participants have still to play) needs the study's operator key.
 
 Validation follows the training configs (``training/config.py``): strict YAML (duplicate keys are
 errors), every mistake one line naming the file, the key, the value and what is allowed.
@@ -69,7 +72,9 @@ class Study:
         """Game ``i`` of participant number ``participant``: agent, human seat, deal seed."""
         a = len(self.agents)
         r = i // a
-        seed = self.seed + r if self.deal_pairing else self.seed + 100_003 * participant + i
+        # paired: game i is deal i for every participant (each meets every agent across
+        # participants) and no participant plays a deal twice (a second time they would know it)
+        seed = self.seed + i if self.deal_pairing else self.seed + 100_003 * participant + i
         seat = r % self.players if self.seat_rotation else 0
         return {"agent": self.agents[(i + participant) % a], "human_seat": seat, "seed": seed}
 
@@ -80,9 +85,11 @@ class Study:
         return specs, plan["human_seat"], plan["seed"]
 
     def to_dict(self) -> dict[str, Any]:
+        """The study's settings, all but its seed (``seed`` and the schedule give every deal: the
+        results, which this goes into, are open to participants)."""
         return {"study": self.name, "game": self.game, "players": self.players, "options": dict(self.options),
                 "agents": list(self.agents), "games_per_participant": self.games_per_participant,
-                "seat_rotation": self.seat_rotation, "deal_pairing": self.deal_pairing, "seed": self.seed}
+                "seat_rotation": self.seat_rotation, "deal_pairing": self.deal_pairing}
 
 
 def _bad(source: str, key: str, value: Any, allowed: str) -> StudyConfigError:

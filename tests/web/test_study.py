@@ -62,10 +62,16 @@ def test_the_schedule_pairs_deals_across_agents_and_rotates_seats():
     study = validate_study(GOOD)
     plans = [study.schedule(0, i) for i in range(4)]
     assert [p["agent"] for p in plans] == ["heuristic", "random", "heuristic", "random"]
-    assert [p["seed"] for p in plans] == [50, 50, 51, 51]  # each deal against every agent
+    # no participant plays a deal twice (the second time they would know its hidden cards) ...
+    assert [p["seed"] for p in plans] == [50, 51, 52, 53]
     assert [p["human_seat"] for p in plans] == [0, 0, 1, 1]
     assert [study.schedule(1, i)["agent"] for i in range(2)] == ["random", "heuristic"]  # order turns
-    assert study.schedule(1, 0)["seed"] == 50  # and every participant gets the same deals
+    # ... and game i is the same deal in the same seat for every participant, which meets every
+    # agent across participants (paired comparisons)
+    for i in range(4):
+        plays = [study.schedule(j, i) for j in range(2)]
+        assert {p["seed"] for p in plays} == {50 + i} and len({p["human_seat"] for p in plays}) == 1
+        assert {p["agent"] for p in plays} == {"heuristic", "random"}
     unpaired = validate_study({**GOOD, "deal_pairing": False, "seat_rotation": False})
     seeds = {unpaired.schedule(j, i)["seed"] for j in range(3) for i in range(4)}
     assert len(seeds) == 12 and {unpaired.schedule(0, i)["human_seat"] for i in range(4)} == {0}
@@ -101,9 +107,17 @@ def test_participants_play_their_series_and_the_results_count_them(tmp_path):
             assert [g["status"] for g in me["games"]] == ["finished", "finished"]
         summary = c.get("/api/studies/pilot/results").json()
         csv_text = c.get("/api/studies/pilot/results.csv").text
-        log_text = c.get("/api/studies/pilot/games.jsonl").text
+        # the game log holds the finished deals, which other participants have still to play:
+        # the operator's key only (printed by kabenvs serve); the open results leave the seed out
+        assert c.get("/api/studies/pilot/games.jsonl").status_code == 403
+        assert c.get("/api/studies/pilot/games.jsonl", headers={"X-Token": "wrong"}).status_code == 403
+        assert c.get("/api/studies/pilot/games.jsonl", headers={"X-Token": "clé".encode("latin-1")}).status_code == 403
+        key = c.app.state.manager.study_key("pilot")
+        log_text = c.get("/api/studies/pilot/games.jsonl", headers={"X-Token": key}).text
+        assert c.get(f"/api/studies/pilot/games.jsonl?key={key}").text == log_text
         assert c.get("/study/pilot/results").status_code == 200
     assert summary["participants"] == 2 and summary["games"] == 4 and summary["finished"] == 4
+    assert "seed" not in summary["study"] and "seed" not in json.dumps(summary) and "seed" not in csv_text
     rows = {r["agent"]: r for r in summary["agents"]}
     assert set(rows) == {"heuristic", "random"} and all(r["games"] == 2 for r in rows.values())
     for r in rows.values():

@@ -6,7 +6,24 @@
   const base = "/api/studies/" + name;
   $("csv").href = base + "/results.csv";
   $("json").href = base + "/results";
-  $("log").href = base + "/games.jsonl";
+  // The game log holds every finished deal (the deals other participants have still to play):
+  // only the operator's link, #key=..., printed by kabenvs serve, offers it. The key goes in a
+  // header, as the seats' tokens do, so it is in no server log.
+  const key = new URLSearchParams(location.hash.slice(1)).get("key");
+  if (key) {
+    $("log").href = "#";
+    $("log").addEventListener("click", async (ev) => {
+      ev.preventDefault();
+      const res = await fetch(base + "/games.jsonl", { headers: { "X-Token": key } });
+      if (!res.ok) { $("error").textContent = (await res.json()).error; return; }
+      const a = document.createElement("a");
+      a.href = URL.createObjectURL(await res.blob());
+      a.download = name + "-games.jsonl";
+      a.click();
+    });
+  } else {
+    $("log").replaceWith(document.createTextNode("the game log (for the study's operator)"));
+  }
 
   function table(node, head, rows) {
     node.textContent = "";
