@@ -271,16 +271,29 @@ def play_main(args, console: Console) -> int:
     state = game.new_state(np.random.default_rng(deal_seed))
     # an empty option (Alakazum!'s cards= is its built-in card list) is left out of the header
     options_text = ", ".join(f"{k}={_option_text(v)}" for k, v in game.config.to_dict().items() if v != "")
-    console.write(f"{game.env_id} ({options_text}), deal seed {deal_seed}")
+    humans = any(seat.kind == "human" for seat in seats)
+    # A seed the player did not choose is shown only after the game: new_state(seed) is the
+    # whole deal, every hidden card (the log keeps it either way).
+    drawn_in_secret = args.seed is None and humans
+    seed_text = "a random deal (its seed is shown at the end)" if drawn_in_secret else f"deal seed {deal_seed}"
+    console.write(f"{game.env_id} ({options_text}), {seed_text}")
     if any(spec == DEFAULT_OPPONENT and seat.kind == "random" for spec, seat in zip(specs, seats)):
         console.write(f"({game.env_id} has no heuristic bot yet: the open seats get random bots)")
     session = PlaySession(game, state, seats, console)
     try:
         outcome = session.run()
     except AgentError as exc:  # a bot or model failing is not the human's error: say so, keep the log
-        console.write(f"play.py: the game stopped: {exc}")
+        # With a human at the screen only who failed and how: the full text can list the agent's
+        # legal moves, its hidden cards (the log, all-seeing anyway, keeps it)
+        shown = exc.headline if humans else str(exc)
+        kept = f"; the details are in the game log {args.log}" if humans and args.log else ""
+        console.write(f"play.py: the game stopped: {shown}{kept}")
+        if drawn_in_secret:
+            console.write(f"(deal seed {deal_seed})")
         _log(args.log, state, seats, deal_seed, {"ended": "error", "error": str(exc)}, console)
         return 1
+    if drawn_in_secret:
+        console.write(f"(deal seed {deal_seed})")
     meta = {"ended": outcome.ended, "interface": "play.py",
             "time": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
     if outcome.quit_by is not None:
@@ -309,7 +322,7 @@ def _log(path: str | None, state, seats: list[Seat], deal_seed: int, meta: dict,
     try:
         append_record(path, make_record(state, [s.record() for s in seats], deal_seed, meta=meta))
     except OSError as exc:
-        console.write(f"play.py: could not write the game log {path}: {exc}")
+        console.write(f"play.py: could not write the game log {path}: {exc.strerror or exc}")
         return False
     console.write(f"Game logged to {path} as game {index} "
                   f"(replay: play.py --replay {path} --game-index {index})")

@@ -31,7 +31,15 @@ ONLY_CHOICE_ASKED = ("You have only one legal choice. You are asked anyway: the 
 
 
 class AgentError(RuntimeError):
-    """A non-human seat's agent raised or chose an illegal action: the game cannot go on."""
+    """A non-human seat's agent raised or chose an illegal action: the game cannot go on.
+
+    ``str()`` is the whole story (for the log); ``headline`` only who failed and the kind of
+    error, for a screen a human reads: an illegal move's text lists the agent's legal moves,
+    which name its hidden cards."""
+
+    def __init__(self, message: str, headline: str | None = None) -> None:
+        super().__init__(message)
+        self.headline = headline or message
 
 
 @dataclass
@@ -177,7 +185,8 @@ class PlaySession:
                     except QuitGame:
                         raise
                     except Exception as exc:
-                        raise AgentError(f"{self.who(p)} failed: {type(exc).__name__}: {exc}") from exc
+                        raise AgentError(f"{self.who(p)} failed: {type(exc).__name__}: {exc}",
+                                         f"{self.who(p)} failed ({type(exc).__name__})") from exc
                 viewers = [h for h in self.humans if h != p]
                 move = make_move(state, int(action), viewers)
                 before = state.clone()
