@@ -27,7 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from kabenvs.core.errors import IllegalActionError
+import math
+
+from kabenvs.core.errors import ConfigError, IllegalActionError, brief
+from kabenvs.core.game import as_generator
 from kabenvs.core.registry import make_game
 from kabenvs.extras import require
 
@@ -41,6 +44,20 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv  # noqa: E402
 from ray.rllib.utils.torch_utils import FLOAT_MIN  # noqa: E402
 
 
+def _number(value: Any, key: str, allowed: str, low: float | None = None) -> float:
+    """A config number: finite (and >= ``low``), else one line naming the key."""
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
+    if ok and math.isfinite(value) and (low is None or value >= low):
+        return float(value)
+    raise ConfigError(f"{key}={brief(value)}: must be {allowed}")
+
+
+def _count(value: Any, key: str) -> int:
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value >= 0:
+        return int(value)
+    raise ConfigError(f"{key}={brief(value)}: must be an integer >= 0")
+
+
 class KabenvsMultiAgentEnv(MultiAgentEnv):
     """A kabenvs game as RLlib's turn-based multi-agent env (one acting agent per step)."""
 
@@ -49,11 +66,11 @@ class KabenvsMultiAgentEnv(MultiAgentEnv):
         options = dict(config or {})
         env_id = options.pop("env_id", None)
         self.illegal = options.pop("illegal", "lose")
-        self.illegal_reward = float(options.pop("illegal_reward", -1.0))
-        if self.illegal not in ("lose", "raise"):
-            raise ValueError(f"illegal={self.illegal!r}; allowed: 'lose', 'raise'")
+        self.illegal_reward = _number(options.pop("illegal_reward", -1.0), "illegal_reward", "a finite number")
+        if not isinstance(self.illegal, str) or self.illegal not in ("lose", "raise"):
+            raise ConfigError(f"illegal={brief(self.illegal)}; allowed: 'lose', 'raise'")
         if env_id is None:
-            raise ValueError("KabenvsMultiAgentEnv needs config={'env_id': ..., **game options}")
+            raise ConfigError("KabenvsMultiAgentEnv needs config={'env_id': ..., **game options}")
         self.game = make_game(env_id, **options)
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -85,6 +102,10 @@ class KabenvsMultiAgentEnv(MultiAgentEnv):
 
     def step(self, action_dict: dict[str, int]):
         state = self.state
+        if state is None:
+            raise RuntimeError("call reset() before step()")
+        if not isinstance(action_dict, dict):
+            raise ConfigError(f"step({brief(action_dict)}): give a dict {{agent id: action}}")
         agent = self._seat_names[state.current_player]
         if agent not in action_dict:
             raise ValueError(f"{agent} is to move; the actions given were for {sorted(action_dict)}")
@@ -203,22 +224,26 @@ class KabenvsSelfPlayEnv(KabenvsMultiAgentEnv):
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         config = dict(config or {})
         weights = config.pop("opponents", {"self": 1.0})
-        self.max_snapshots = int(config.pop("max_snapshots", 0))
-        self.snapshots_ready = int(config.pop("snapshots_ready", 0))
+        self.max_snapshots = _count(config.pop("max_snapshots", 0), "max_snapshots")
+        self.snapshots_ready = min(_count(config.pop("snapshots_ready", 0), "snapshots_ready"), self.max_snapshots)
         seed = config.pop("seed", None)
+        rng = as_generator(seed) if seed is not None else np.random.default_rng()  # a bad seed: one line
+        allowed = "a dict of weights >= 0 of 'self', 'snapshots', 'random', 'heuristic', not all 0"
+        if not isinstance(weights, dict) or set(weights) - {"self", "snapshots", "random", "heuristic"}:
+            raise ConfigError(f"opponents={brief(weights)}: {allowed}")
+        weights = {k: _number(v, f"opponents[{k!r}]", "a finite number >= 0", low=0.0) for k, v in weights.items()}
         super().__init__(config)
         n = self.game.num_players
-        kinds = [k for k in ("self", "snapshots", "random", "heuristic") if float(weights.get(k, 0)) > 0]
-        unknown = set(weights) - {"self", "snapshots", "random", "heuristic"}
-        if unknown or not kinds:
-            raise ValueError(f"opponents={weights!r}: weights of 'self', 'snapshots', 'random', 'heuristic'")
-        probs = np.array([float(weights[k]) for k in kinds])
+        kinds = [k for k in ("self", "snapshots", "random", "heuristic") if weights.get(k, 0) > 0]
+        if not kinds:
+            raise ConfigError(f"opponents={brief(weights)}: {allowed}")
+        probs = np.array([weights[k] for k in kinds])
         self._kinds, self._probs = kinds, probs / probs.sum()
         self.possible_agents = [f"{m}:{i}" for m in ["main", *self.snapshot_ids(self.max_snapshots)] for i in range(n)]
         self.agents = []
         self.observation_spaces = {a: self.observation_spaces["player_0"] for a in self.possible_agents}
         self.action_spaces = {a: self.action_spaces["player_0"] for a in self.possible_agents}
-        self._rng = np.random.default_rng(seed)
+        self._rng = rng
         self._bots: dict[int, Any] = {}
         self._seat_names: list[str | None] = [f"main:{i}" for i in range(n)]
         self.lineup: list[str] = []

@@ -125,3 +125,34 @@ def test_a_few_self_play_iterations_on_local_ray_give_a_loadable_model(env_id, p
         algo.stop()
     assert evaluate.main([str(path), "random", "--deals", "2", "--json"]) == 0
     assert '"games": ' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("cls, config, words", [
+    ("multi", {"illegal_reward": "x"}, "illegal_reward='x'"),
+    ("multi", {"illegal_reward": float("nan")}, "illegal_reward=nan"),
+    ("multi", {"illegal": ["lose"]}, "illegal=['lose']"),
+    ("self", {"opponents": "self"}, "opponents='self'"),
+    ("self", {"opponents": {"self": "x"}}, "opponents['self']='x'"),
+    ("self", {"opponents": {"self": float("inf")}}, "opponents['self']=inf"),
+    ("self", {"opponents": {"self": -1, "random": 1}}, "opponents['self']=-1"),
+    ("self", {"opponents": {"self": 0}}, "not all 0"),
+    ("self", {"opponents": {"bots": 1}}, "opponents={'bots': 1}"),
+    ("self", {"max_snapshots": "x"}, "max_snapshots='x'"),
+    ("self", {"max_snapshots": -3}, "max_snapshots=-3"),
+    ("self", {"seed": -1}, "seed"),
+])
+def test_bad_env_configs_are_one_line_config_errors(cls, config, words):
+    """Found by an audit: bare ValueErrors not naming the key, an AttributeError, a NaN weight that
+    failed only at reset, negative counts accepted."""
+    from kabenvs.core.errors import ConfigError
+    from kabenvs.interop.rllib import KabenvsMultiAgentEnv, KabenvsSelfPlayEnv
+
+    env_cls = KabenvsMultiAgentEnv if cls == "multi" else KabenvsSelfPlayEnv
+    with pytest.raises(ConfigError) as err:
+        env_cls({"env_id": "kabaleo_v0", **config})
+    assert words in str(err.value) and "\n" not in str(err.value)
+    env = KabenvsSelfPlayEnv({"env_id": "kabaleo_v0", "opponents": {"snapshots": 1}, "max_snapshots": 2,
+                              "snapshots_ready": 5})
+    assert env.snapshots_ready == 2  # clamped to what there can be
+    with pytest.raises(RuntimeError, match="reset"):
+        KabenvsMultiAgentEnv({"env_id": "kabaleo_v0"}).step({"player_0": 0})
