@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -198,14 +199,65 @@ def append_record(path: str | os.PathLike, record: dict[str, Any]) -> None:
 
 
 def check_log_target(path: str | os.PathLike, option: str = "--log") -> None:
-    """Refuse, before any game is played, a log path that cannot be appended to (a folder, a
-    folder without write permission): ``RecordError`` naming the option and the path."""
+    """Refuse, before any game is played, a log path that cannot be appended to: ``RecordError``
+    naming the option and the path. Checked here, not when the first record is written, because a
+    refusal after the games are played loses them; and an existing file that is not a game log (a
+    model's metadata, a config) would be corrupted by the appended lines."""
     path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise RecordError(f"{option} {path!r} is a folder; give a file such as {os.path.join(path, 'games.jsonl')}")
-    if os.path.exists(folder) and not os.access(folder, os.W_OK):
-        raise RecordError(f"{option} {path!r}: cannot write in {folder}")
+    if os.path.exists(path):
+        if not os.access(path, os.W_OK):
+            raise RecordError(f"{option} {path!r}: the file is not writable")
+        if os.path.isfile(path):  # not /dev/null or a pipe: those hold no records to protect
+            _check_is_game_log(path, option)
+        return
+    # append_record creates the missing folders: the nearest one that exists must be a folder we
+    # may write in (a file on the way, or /proc, fails only at the first write otherwise)
+    folder = os.path.dirname(os.path.abspath(path))
+    while not os.path.lexists(folder):
+        folder = os.path.dirname(folder)
+    if not os.path.isdir(folder):
+        what = "a file" if os.path.isfile(folder) else "something else (a broken link?)"
+        raise RecordError(f"{option} {path!r}: {folder} is {what}, not a folder; give a path under a folder")
+    # access() reads mode bits only; root passes it even where nothing can be made (/proc), so a
+    # folder is also made and removed again in it: what append_record will do, minus the trace
+    try:
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise PermissionError(13, "Permission denied")
+        os.rmdir(tempfile.mkdtemp(prefix=".kabenvs-log-check-", dir=folder))
+    except OSError as exc:
+        raise RecordError(f"{option} {path!r}: cannot write in {folder} ({exc.strerror or exc})") from None
+
+
+# A record's first line can be long (every action of a game), but a "first line" past this is no
+# game record: reading stops there rather than loading a large file with no newline into memory.
+_FIRST_LINE_LIMIT = 64 << 20
+
+
+def _check_is_game_log(path: str, option: str) -> None:
+    """An existing non-empty file must start with a game record (only its first line is read):
+    appending game records to anything else would corrupt it."""
+    try:
+        with open(path, "rb") as fh:
+            first = fh.readline(_FIRST_LINE_LIMIT)
+            while first and not first.strip() and fh.tell() < _FIRST_LINE_LIMIT:
+                first = fh.readline(_FIRST_LINE_LIMIT)  # blank lines (read_records skips them)
+    except OSError as exc:
+        raise RecordError(f"{option} {path!r}: cannot read the file ({exc.strerror or exc})") from None
+    if not first.strip():
+        return  # empty or blank: nothing to corrupt
+    if not first.endswith(b"\n") and first.startswith(b'{"actions":'):
+        return  # a log whose only record was cut off mid-write (append_record starts a new line)
+    try:
+        record = json.loads(first)
+        is_record = isinstance(record, dict) and (record.get("format") == FORMAT or (
+            "format" not in record and all(k in record for k in _REQUIRED)))
+    except (ValueError, RecursionError):  # not JSON, not UTF-8, too deep or a huge integer
+        is_record = False
+    if not is_record:
+        raise RecordError(f"{option} {path!r} exists and is not a kabenvs game log (its first line is not a game "
+                          f"record); {option} appends game records, so give a new file or an existing game log")
 
 
 def _ends_without_newline(fd: int) -> bool:

@@ -108,7 +108,7 @@ def checkpoint_problem(path: Path) -> str | None:
         return "its metadata file is missing"
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:  # RecursionError: JSON nested too deeply
         return f"its metadata is unreadable ({type(exc).__name__})"
     if not isinstance(meta, dict):
         return "its metadata is not a JSON object"

@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from kabenvs.agents.policy import PolicyAgent, save_model
+from kabenvs.agents.safe_model import game_metadata
+from kabenvs.core.errors import brief
 from kabenvs.core.files import atomic_write, atomic_write_json
 from . import checkpoints as ck
 from .config import TrainingConfigError, dump_config, load_yaml_file, make_game_from_config, validate
@@ -73,6 +75,38 @@ class RunFolder:
         """Every checkpoint, newest first, with what is wrong with it (None: intact)."""
         found = ck.numbered(self.checkpoints, ck.CHECKPOINT_RE)
         return [(path, ck.checkpoint_problem(path)) for _, path in reversed(found)]
+
+
+def _game_differences(meta: dict[str, Any], want: dict[str, Any], game) -> tuple[list[str], list[str]]:
+    """What a checkpoint's metadata says about its game that ``want`` (``game_metadata(game)``)
+    does not, as ``(the checkpoint's, the config's)`` phrases; empty lists when they agree. Fields
+    the metadata lacks (older checkpoints) are not compared."""
+    was, now = [], []
+    env = meta.get("env_id")
+    if isinstance(env, str) and env != want["env_id"]:
+        was.append(_cut(env))
+        now.append(want["env_id"])
+    options = meta.get("game_config")
+    if not was and isinstance(options, dict):
+        # a checkpoint saved before an option existed played it at its default (GameConfig.completed)
+        options = game.Config.completed(options)
+        changed = sorted(str(k) for k in set(options) | set(want["game_config"])
+                         if options.get(k) != want["game_config"].get(k))
+        for key in changed[:6]:  # untrusted metadata: a few names, each value cut short
+            was.append(f"{_cut(key)}={brief(options.get(key), 40)}")
+            now.append(f"{_cut(key)}={brief(want['game_config'].get(key), 40)}")
+        if len(changed) > 6:
+            was.append(f"... ({len(changed)} options differ)")
+            now.append("...")
+    for key, phrase in (("observation_size", "observation size {}"), ("num_actions", "{} actions")):
+        if key in meta and meta[key] != want[key]:
+            was.append(phrase.format(brief(meta[key], 20)))
+            now.append(phrase.format(want[key]))
+    return was, now
+
+
+def _cut(text: str, limit: int = 40) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def fresh_run_folder(cfg: dict[str, Any]) -> Path:
@@ -176,6 +210,7 @@ class Trainer:
         """Load the newest checkpoint that is intact and loads; say in one line which one."""
         from sb3_contrib import MaskablePPO
 
+        self._refuse_checkpoints_of_another_game()  # before anything in the folder is renamed or deleted
         ck.remove_stale_temporaries(self.run.path, self.run.checkpoints, self.run.snapshots)
         skipped = []
         for path, problem in self.run.checkpoint_candidates():
@@ -205,6 +240,30 @@ class Trainer:
             notes.append(f"unreadable snapshots skipped: {', '.join(unreadable)}")
         self.echo(f"resuming {self.run.path} from {path.name} (the newest intact checkpoint) at step {step} "
                   f"with {len(self.pool.snapshots)} snapshots" + (f"; {'; '.join(notes)}" if notes else ""))
+
+    def _refuse_checkpoints_of_another_game(self) -> None:
+        """Refuse checkpoints whose metadata says they were made for another game than the run's
+        config.yaml now describes (a user edited the player count, the game or an option).
+
+        Such a checkpoint either does not load (other sizes) or trains another game than it
+        learned; walking back past it would set every checkpoint aside as broken, delete the
+        snapshots, trim the CSV and start over from step 0, overwriting the final model. The run
+        is not broken, its config.yaml is: say so and change nothing. Metadata that cannot be read
+        is left to ``_restore``, which sets that (really damaged) checkpoint aside as before."""
+        want = game_metadata(self.game)
+        for _, path in reversed(ck.numbered(self.run.checkpoints, ck.CHECKPOINT_RE)):
+            try:
+                meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
+            except (OSError, ValueError, RecursionError):
+                continue
+            if not isinstance(meta, dict):
+                continue
+            was, now = _game_differences(meta, want, self.game)
+            if was:
+                raise TrainingConfigError(
+                    f"--resume: checkpoint {path} was trained for {', '.join(was)}, but the run's config.yaml now "
+                    f"says {', '.join(now)}; restore {self.run.config} or start a new run (nothing was changed)"
+                )
 
     def _old_progress(self, path: Path) -> dict:
         """progress.json, for a checkpoint written before checkpoints carried their progress."""

@@ -186,6 +186,9 @@ def read_json(path: Path) -> Any:
         raise ModelLoadError(f"metadata file {str(path)!r} does not exist") from None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         raise ModelLoadError(f"metadata file {str(path)!r} is broken: {_one_line(exc)}") from None
+    except RecursionError:  # json recurses per nesting level; Python's own message means nothing to a user
+        raise ModelLoadError(f"metadata file {str(path)!r} is broken: its JSON is nested too deeply "
+                             "to be model metadata") from None
 
 
 def _one_line(exc: BaseException) -> str:

@@ -210,7 +210,11 @@ def add_agent(args) -> str:
     dtype = "float16" if args.float16 else "float32"
     # Built and measured in a staging folder, moved into the zoo only when complete: a refused or
     # interrupted add leaves the agent already shipped for this game and count as it was.
-    stage = Path(tempfile.mkdtemp(prefix=f".adding-{name}-", dir=_made(folder)))
+    folder = _made(folder)
+    try:
+        stage = Path(tempfile.mkdtemp(prefix=f".adding-{name}-", dir=folder))
+    except OSError as exc:  # a read-only zoo folder: refused before any game is played
+        raise UsageError(f"--dir {str(folder)!r}: cannot write in it ({exc.strerror or exc})") from None
     try:
         staged = ShippedAgent(game.env_id, game.num_players, stage / name)
         save_actor(meta["network"], tensors, staged.path, game, extra=extra,
@@ -240,7 +244,13 @@ def add_agent(args) -> str:
 
 
 def _made(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
+    """``folder``, created if needed; a --dir that is a file or cannot be created is a one-line
+    UsageError here, before anything is staged or measured, not a traceback."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        what = "exists but is not a folder" if folder.exists() else f"cannot be created ({exc.strerror or exc})"
+        raise UsageError(f"--dir {str(folder)!r} {what}; give a zoo folder that exists or can be created") from None
     return folder
 
 

@@ -136,12 +136,13 @@ def test_ctrl_c_ends_cleanly_and_logs_the_game(tmp_path):
     assert record["meta"]["ended"] == "interrupted" and not record["result"]["finished"]
 
 
-def test_unwritable_log_is_reported_not_raised(tmp_path):
+def test_a_log_under_a_file_is_refused_before_the_game(tmp_path):
     blocker = tmp_path / "a_file"
     blocker.write_text("")
     argv = ["kabaleo_v0", "--opponents", "random", "--log", str(blocker / "g.jsonl")]
     rc, out, err = run_cli(argv, "quit\n")
-    assert rc == 1 and "could not write the game log" in out and "Traceback" not in out + err
+    # refused before the game is dealt (once it was found only after the game, which was lost)
+    assert rc == 2 and "is a file, not a folder" in err and out == "" and "Traceback" not in out + err
 
 
 def test_undecodable_input_is_asked_again_never_a_traceback():

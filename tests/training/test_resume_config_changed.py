@@ -1,0 +1,85 @@
+"""--resume of a run whose config.yaml no longer describes the game its checkpoints were trained for
+(a user edited the player count or an option) is refused in one line and changes nothing; it used
+to set every checkpoint aside as broken, delete the snapshots, trim the CSV and train again from
+step 0 over the final model."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("sb3_contrib")
+
+from kabenvs.commands.train import main as train_main
+from training import checkpoints as ck
+from training.config import validate
+from training.run import train
+
+
+def raw_config(tmp_path: Path, steps: int = 128) -> dict:
+    return {
+        "game": {"env_id": "kabaal_v0", "num_players": 2},
+        "algorithm": {"total_timesteps": steps, "n_envs": 4, "n_steps": 16, "batch_size": 64, "n_epochs": 1,
+                      "trunk": 8, "net_arch": [8]},
+        "self_play": {"snapshot_interval": 32, "max_snapshots": 2,
+                      "opponents": {"self": 0.5, "snapshots": 0.3, "random": 0.2}},
+        "evaluation": {"interval": 64, "deals": 1, "final_deals": 1, "baselines": ["random"]},
+        "output": {"dir": str(tmp_path), "name": "run", "checkpoint_interval": 64, "progress_bar": False,
+                   "tensorboard": False, "keep_checkpoints": 2},
+    }
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    """One tiny finished run (two checkpoints, snapshots, CSV, final model), trained once."""
+    base = tmp_path_factory.mktemp("runs")
+    trainer, reports = train(validate(raw_config(base)), echo=lambda *a: None)
+    assert reports and len(ck.numbered(trainer.run.checkpoints, ck.CHECKPOINT_RE)) == 2
+    return trainer.run.path
+
+
+def folder_state(folder: Path) -> dict[str, tuple[int, str]]:
+    """Every file under ``folder``: its size and sha256 (a renamed, deleted or rewritten file shows)."""
+    return {str(p.relative_to(folder)): (p.stat().st_size, hashlib.sha256(p.read_bytes()).hexdigest())
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("edit, was, now", [
+    ({"num_players": 3}, "num_players=2", "num_players=3"),  # other sizes: the checkpoints would not load
+    ({"max_rounds": 20}, "max_rounds=30", "max_rounds=20"),  # same sizes: they would load and train another game
+])
+def test_resume_refuses_a_run_whose_config_yaml_names_another_game(finished_run, tmp_path, capsys, edit, was, now):
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    saved = yaml.safe_load((run / "config.yaml").read_text())
+    saved["game"].update(edit)  # the user edits the run's config.yaml
+    (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(raw_config(tmp_path, steps=256)))
+    before = folder_state(run)
+    assert any(name.startswith("snapshots/") for name in before) and "final_model.safetensors" in before
+
+    rc = train_main([str(config), "--resume", str(run)])
+
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert len(err.strip().splitlines()) == 1, err
+    assert "checkpoint" in err and was in err and now in err, err
+    assert "restore" in err and "start a new run" in err, err
+    assert "Traceback" not in err
+    assert folder_state(run) == before  # nothing renamed *.broken, deleted, trimmed or overwritten
+
+
+def test_resume_with_the_run_config_unchanged_still_continues(finished_run, tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    cfg = validate(raw_config(tmp_path, steps=192))
+    lines = []
+    trainer, reports = train(cfg, resume_folder=run, echo=lines.append)
+    assert any(line.startswith("resuming") for line in lines), lines
+    assert reports and trainer.model.num_timesteps >= 192
+    assert not list((run / "checkpoints").glob(f"*{ck.BROKEN_SUFFIX}"))
