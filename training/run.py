@@ -110,10 +110,11 @@ def _cut(text: str, limit: int = 40) -> str:
 
 
 def fresh_run_folder(cfg: dict[str, Any]) -> Path:
-    """``dir/name``, or ``dir/name_2``, ``_3``... when a previous run holds that name."""
+    """``dir/name``, or ``dir/name_2``, ``_3``... when a previous run (or a file) holds that name."""
     base = Path(cfg["output"]["dir"]) / cfg["output"]["name"]
     path, k = base, 1
-    while path.exists() and any(path.iterdir()):
+    # a file of that name is passed over like a used folder (iterdir on it raised NotADirectoryError)
+    while path.exists() and (not path.is_dir() or any(path.iterdir())):
         k += 1
         path = base.with_name(f"{base.name}_{k}")
     return path

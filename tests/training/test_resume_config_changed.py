@@ -83,3 +83,13 @@ def test_resume_with_the_run_config_unchanged_still_continues(finished_run, tmp_
     assert any(line.startswith("resuming") for line in lines), lines
     assert reports and trainer.model.num_timesteps >= 192
     assert not list((run / "checkpoints").glob(f"*{ck.BROKEN_SUFFIX}"))
+
+
+def test_a_file_where_the_run_folder_would_go_is_passed_over(tmp_path):
+    """output.name naming an existing file: the run goes to name_2 (it raised NotADirectoryError)."""
+    from training.run import fresh_run_folder
+
+    (tmp_path / "run").write_text("my notes")
+    cfg = {"output": {"dir": str(tmp_path), "name": "run"}}
+    assert fresh_run_folder(cfg) == tmp_path / "run_2"
+    assert (tmp_path / "run").read_text() == "my notes"
