@@ -187,16 +187,24 @@ def _check_value(where: str, value, key: Key):
             raise TrainingConfigError(
                 f"{where}={brief(value)} must be a mapping of opponent kind to weight, e.g. {{self: 0.5, random: 0.5}}"
             )
+        weights = {}
         for k, w in value.items():
             if k not in key.choices:
                 raise TrainingConfigError(
                     f"{where}.{k}: unknown opponent kind{_suggest(k, key.choices)}; allowed: {list(key.choices)}"
                 )
-            if not _is_number(w) or w < 0:
+            weight = w
+            if isinstance(w, str):  # YAML reads 1e-1 (no dot) as a string: read it as the float keys do
+                try:
+                    weight = float(w)
+                except ValueError:
+                    pass
+            if not _is_number(weight) or weight < 0:
                 raise TrainingConfigError(f"{where}.{k}={brief(w)} must be a number >= 0")
-        if sum(value.values()) <= 0:
-            raise TrainingConfigError(f"{where}: the weights {value} must not all be 0")
-        value = {k: float(w) for k, w in value.items()}
+            weights[k] = float(weight)
+        if sum(weights.values()) <= 0:
+            raise TrainingConfigError(f"{where}: the weights {weights} must not all be 0")
+        value = weights
     return value
 
 
@@ -214,7 +222,10 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
     out["engine"] = _check_value(f"{source}: engine", engine, Key("str", "sb3", choices=ENGINES))
     out["game"] = _validate_game(raw.get("game"), source)
     for section, keys in SCHEMA.items():
-        given = raw.get(section) or {}
+        given = raw.get(section)
+        if given is None:  # absent, or a header with nothing under it: the defaults
+            given = {}
+        # 0, false, '' or [] is a mistake, not "nothing to change": `or {}` used to take them as empty
         if not isinstance(given, dict):
             raise TrainingConfigError(f"{source}: section {brief(section)} must be a mapping, got {brief(given)}")
         resolved = {}
@@ -427,17 +438,21 @@ def _digits(exc: ValueError) -> str:
 def load_yaml_file(path: str | Path) -> Any:
     """Read a YAML file (UTF-8) and parse it strictly; errors name the file and the problem."""
     p = Path(path)
-    if not p.is_file():
-        raise TrainingConfigError(f"config file {str(p)!r} does not exist")
     try:
+        if p.is_dir():  # "does not exist" would send the user looking for a missing path
+            raise TrainingConfigError(
+                f"config file {brief(str(p), 200)} is a folder; give the path of a YAML file")
+        if not p.is_file():
+            raise TrainingConfigError(f"config file {brief(str(p), 200)} does not exist")
         text = p.read_bytes().decode("utf-8")
     except UnicodeDecodeError as exc:
         raise TrainingConfigError(
             f"{p}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
             "save the config as UTF-8"
         ) from None
-    except OSError as exc:
-        raise TrainingConfigError(f"{p}: cannot read the config ({exc.strerror or exc})") from None
+    except OSError as exc:  # is_dir/is_file raise too, for a name too long
+        raise TrainingConfigError(
+            f"{brief(str(p), 200)}: cannot read the config ({exc.strerror or exc})") from None
     return parse_yaml(text, str(p))
 
 

@@ -36,7 +36,8 @@ def env_ids() -> list[str]:
 
 def game_class(env_id: str) -> type[Game]:
     games = _discover()
-    if env_id not in games:
+    # str first: a list or dict is unhashable, and the dict lookup would raise TypeError instead
+    if not isinstance(env_id, str) or env_id not in games:
         raise ConfigError(f"unknown env id {brief(env_id)}; known env ids: {sorted(games)}")
     return games[env_id]
 

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import csv
 import functools
+import io
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kabenvs.core.errors import ConfigError
+from kabenvs.core.errors import ConfigError, brief
 
 DEFAULT_CARDS = Path(__file__).with_name("cards.csv")
 
@@ -157,7 +158,7 @@ class CardSet:
 
 
 def _fail(source: str, row: int, column: str, value: str, allowed: str) -> None:
-    raise ConfigError(f"{source}, row {row}: {column}={value!r} is not valid; {allowed}")
+    raise ConfigError(f"{source}, row {row}: {column}={brief(value)} is not valid; {allowed}")
 
 
 def _int(source, row, column, text, low=0, high=99) -> int:
@@ -297,18 +298,48 @@ def _check_composition(cs: CardSet) -> None:
         raise ConfigError(f"{src}: a voodoo doll never goes to the market; its take_back must be empty")
 
 
+PATH_LIMIT = 200  # characters of a path a message shows: real paths fit, a pasted 5000 do not
+
+
+def _shown(path: str) -> str:
+    """The path as messages name it: whole, or quoted and cut when absurdly long."""
+    return path if len(path) <= PATH_LIMIT else brief(path, PATH_LIMIT)
+
+
 @functools.lru_cache(maxsize=8)
 def load_cards(path: str = "") -> CardSet:
-    """The card set at ``path`` ('' = the bundled default), validated; cached per path."""
+    """The card set at ``path`` ('' = the bundled default), validated; cached per path.
+
+    Every problem, reading the file included, is a ``ConfigError``: the callers (a game's config,
+    a saved state, a training config, a replayed log) report those in one line."""
     p = Path(path) if path else DEFAULT_CARDS
-    source = str(p)
-    if not p.is_file():
-        raise ConfigError(f"cards={path!r}: no such file; give the path of a CSV card list like {DEFAULT_CARDS}")
-    with p.open(newline="", encoding="utf-8") as f:
-        reader = csv.DictReader(f)
+    source = _shown(str(p))
+    try:
+        found = p.is_file()
+        # Decoded whole before parsing, so a bad byte is reported once with its file offset.
+        # A spreadsheet's "CSV UTF-8" starts with a byte order mark: it is not part of "code".
+        text = p.read_bytes().decode("utf-8").removeprefix("\ufeff") if found else ""
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{source}: not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset {exc.start}); "
+            "save the card list as UTF-8 CSV"
+        ) from None
+    except OSError as exc:  # a name too long, no permission, a file that vanished: never a traceback
+        raise ConfigError(f"{source}: cannot read the card list ({exc.strerror or exc})") from None
+    if not found:
+        raise ConfigError(
+            f"cards={brief(path, PATH_LIMIT)}: no such file; "
+            f"give the path of a CSV card list like {DEFAULT_CARDS}"
+        )
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    try:
         header = reader.fieldnames or []
         missing = [c for c in COLUMNS if c not in header]
         if missing:
             raise ConfigError(f"{source}: missing column(s) {missing}; the header must be {','.join(COLUMNS)}")
         rows = list(reader)
+    except csv.Error as exc:  # csv's own words name its internals ("field limit"); say what to fix
+        problem = (f"a field is longer than {csv.field_size_limit()} characters" if "field limit" in str(exc)
+                   else f"not valid CSV ({brief(str(exc))})")
+        raise ConfigError(f"{source}, line {reader.line_num}: {problem}") from None
     return parse_rows(rows, source)

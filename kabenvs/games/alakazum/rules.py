@@ -96,6 +96,7 @@ import numpy as np
 
 from kabenvs.core.actions import ActionCatalog
 from kabenvs.core.config import GameConfig
+from kabenvs.core.errors import brief
 from kabenvs.core.game import Game, State
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.alakazum.cards import (
@@ -166,7 +167,7 @@ class AlakazumConfig(GameConfig):
         super().validate()
         self.check_int("max_turns", 1, 100_000)
         if not isinstance(self.cards, str):
-            self.fail(f"cards={self.cards!r} must be a file path (a string); '' = the bundled card list")
+            self.fail(f"cards={brief(self.cards)} must be a file path (a string); '' = the bundled card list")
         load_cards(self.cards)  # raises ConfigError naming the row and column of a bad value
 
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kabenvs.core.errors import brief
+
 CARD_COLOURS: tuple[str, ...] = ("red", "blue", "yellow", "purple")
 VALUES_PER_COLOUR = 8
 # Colourless cards, in rank order; "666" always wins a trick.
@@ -74,17 +76,17 @@ def parse_layout(layout) -> tuple[tuple[str | None, ...], ...]:
         if layout in LAYOUTS:
             return LAYOUTS[layout]
         raise ValueError(
-            f"layout={layout!r} is not a known layout; use one of {sorted(LAYOUTS)} or a grid "
+            f"layout={brief(layout)} is not a known layout; use one of {sorted(LAYOUTS)} or a grid "
             "(a list of rows of area card names such as 'blue 3/4', holes as null or '.')"
         )
     if not isinstance(layout, Sequence) or not layout:
-        raise ValueError(f"layout={layout!r} must be a layout name or a non-empty list of rows")
+        raise ValueError(f"layout={brief(layout)} must be a layout name or a non-empty list of rows")
     rows: list[tuple[str | None, ...]] = []
     width = None
     seen: dict[str, tuple[int, int]] = {}
     for r, row in enumerate(layout):
         if isinstance(row, str) or not isinstance(row, Sequence):
-            raise ValueError(f"layout row {r} = {row!r} must be a list of cells")
+            raise ValueError(f"layout row {r} = {brief(row)} must be a list of cells")
         if width is None:
             width = len(row)
         if len(row) != width or width == 0:
@@ -100,7 +102,7 @@ def parse_layout(layout) -> tuple[tuple[str | None, ...], ...]:
             name = _normalise_area_name(cell)
             if name is None:
                 raise ValueError(
-                    f"layout cell ({r}, {c}) = {cell!r} is neither an area card nor a hole; area "
+                    f"layout cell ({r}, {c}) = {brief(cell)} is neither an area card nor a hole; area "
                     f"cards are {list(AREA_CARDS)}, holes are null, '', '.' or '-'"
                 )
             if name in seen:
