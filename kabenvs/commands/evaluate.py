@@ -34,6 +34,7 @@ import sys
 from contextlib import contextmanager
 
 from kabenvs.commands import OneLineParser, seed_arg
+from kabenvs.core.errors import ConfigError, brief
 from kabenvs.extras import training_module
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -109,6 +110,7 @@ def build_game(args, model_paths: list[str]):
 
     options = _parse_options(args.option)
     env_id = args.game
+    from_model = None  # the model whose metadata gave the game options
     if env_id is None or args.players is None:
         meta = model_metadata(model_paths[0]) if model_paths else None  # JSON only: nothing runs
         if env_id is None:
@@ -119,12 +121,20 @@ def build_game(args, model_paths: list[str]):
             env_id = meta["env_id"]
         if meta is not None and meta["env_id"] == env_id:
             options = {**meta["game_config"], **options}
+            from_model = model_paths[0]
     if args.players is not None:
         options["num_players"] = args.players
     try:
         return make_game(env_id, **{str(k): v for k, v in options.items()})
     except TypeError as exc:  # a wrong type deep in a game's config (a ConfigError is reported as is)
         raise UsageError(f"bad game option for {env_id}: {exc}") from None
+    except ConfigError as exc:
+        if from_model is None:
+            raise
+        # the options came (in part) from the model's own metadata: say where, or the user looks
+        # for num_players=99 in their own command
+        raise UsageError(f"{exc} (the game options come from the metadata of model {brief(from_model, 200)}; "
+                         "--game, --players and --option override them)") from None
 
 
 def build_competitors(args, game):

@@ -161,3 +161,24 @@ def test_zoo_add_dir_that_is_a_file_or_cannot_be_made(model, tmp_path, capsys, m
         assert f"--dir {str(folder)!r} {expected}" in err, err
     assert blocker.read_text() == "keep me\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["afile"]  # nothing staged or written
+
+
+def test_a_bad_game_option_from_a_models_metadata_names_the_model(tmp_path, capsys):
+    """The options in a model's metadata fill in --game/--players/--option: an error in them once
+    read as if the user had typed num_players=99."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    import kabenvs
+    from kabenvs.commands.evaluate import main as evaluate_main
+
+    zoo = Path(kabenvs.__file__).parent / "zoo" / "agents"
+    shutil.copy(zoo / "kabaleo_v0-2p.safetensors", tmp_path / "m.safetensors")
+    meta = json.loads((zoo / "kabaleo_v0-2p.json").read_text())
+    meta["game_config"]["num_players"] = 99
+    (tmp_path / "m.json").write_text(json.dumps(meta))
+    rc = evaluate_main([str(tmp_path / "m"), "random", "--deals", "1"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and "\n" not in err
+    assert "num_players=99" in err and "the game options come from the metadata of model" in err
