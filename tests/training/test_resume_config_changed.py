@@ -19,18 +19,14 @@ from training import checkpoints as ck
 from training.config import validate
 from training.run import train
 
+from tests.training.test_checkpoints import raw_config as checkpoint_run_config
+
 
 def raw_config(tmp_path: Path, steps: int = 128) -> dict:
-    return {
-        "game": {"env_id": "kabaal_v0", "num_players": 2},
-        "algorithm": {"total_timesteps": steps, "n_envs": 4, "n_steps": 16, "batch_size": 64, "n_epochs": 1,
-                      "trunk": 8, "net_arch": [8]},
-        "self_play": {"snapshot_interval": 32, "max_snapshots": 2,
-                      "opponents": {"self": 0.5, "snapshots": 0.3, "random": 0.2}},
-        "evaluation": {"interval": 64, "deals": 1, "final_deals": 1, "baselines": ["random"]},
-        "output": {"dir": str(tmp_path), "name": "run", "checkpoint_interval": 64, "progress_bar": False,
-                   "tensorboard": False, "keep_checkpoints": 2},
-    }
+    """test_checkpoints' tiny run, evaluated every 64 steps."""
+    raw = checkpoint_run_config(tmp_path, steps=steps)
+    raw["evaluation"]["interval"] = 64
+    return raw
 
 
 @pytest.fixture(scope="module")
