@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from kabenvs.core.errors import ConfigError, brief
+
 
 class ActionCatalog:
     def __init__(self) -> None:
@@ -86,7 +88,10 @@ class ActionCatalog:
         return self._moves[action]
 
     def name(self, action: int) -> str:
-        return self._names[action]
+        # a negative id would index from the end: another action's name, silently
+        if 0 <= action < len(self._names):
+            return self._names[action]
+        raise ConfigError(f"action id {brief(action)} does not exist; ids are 0 to {len(self._names) - 1}")
 
     def names(self) -> list[str]:
         return list(self._names)

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from kabenvs.agents.search.tree import Worlds
-from kabenvs.core.errors import ConfigError
+from kabenvs.core.errors import ConfigError, brief
 from kabenvs.core.game import Game, State
 from kabenvs.core.registry import env_ids, game_class
 from kabenvs.core.view_history import ViewHistory
@@ -81,6 +81,10 @@ def _game_type(env_id: str, num_players: int | None = None) -> pyspiel.GameType:
     )
 
 
+# how KabenvsState.serialize's text starts (kabenvs' JSON save follows)
+SERIAL_TAG = "kabenvs-state-json="
+
+
 class KabenvsGame(pyspiel.Game):
     """A kabenvs ``Game`` (one configuration) seen as an OpenSpiel game."""
 
@@ -112,6 +116,17 @@ class KabenvsGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> KabenvsObserver:
         return KabenvsObserver(self.kabenvs_game, iig_obs_type, params)
+
+    def deserialize_state(self, text: str) -> KabenvsState:
+        """A state from ``KabenvsState.serialize``'s text (kabenvs' JSON save, validated field by
+        field: a bad one is a ``ConfigError`` naming the field). OpenSpiel's pickle form is
+        refused: unpickling it would run whatever code the text names. The state's OpenSpiel
+        ``history()`` starts empty (as a resampled world's); ``kabenvs_state.history`` has the moves."""
+        if not isinstance(text, str) or not text.startswith(SERIAL_TAG):
+            raise ConfigError(f"deserialize_state: not a kabenvs state ({brief(text, 40)}); give the text of "
+                              f"state.serialize(), which starts with {SERIAL_TAG!r} (OpenSpiel's pickle form of "
+                              "Python states is refused: reading it would run code from it)")
+        return KabenvsState(self, self.kabenvs_game.state_from_json(text[len(SERIAL_TAG):]))
 
 
 class KabenvsState(pyspiel.State):
@@ -164,7 +179,9 @@ class KabenvsState(pyspiel.State):
             seed = int(float(probability_sampler()) * 2**53)
         except Exception:  # OpenSpiel's samplers are not callable from Python in every version
             seed = int(self.get_game()._rng.integers(2**63))
-        world = self._world(int(player_id), np.random.default_rng(seed))
+        # a checked seat: int() read 1.7 as seat 1 and '2' as seat 2
+        player_id = self.kabenvs_state.check_seat(player_id, "resample_from_infostate")
+        world = self._world(player_id, np.random.default_rng(seed))
         # The seat read the same things in the world as here (the contract of resample_hidden,
         # which the shared kit checks by replaying worlds step by step), so its digest carries
         # over (built here first if no one asked for it yet); the other seats read other things
@@ -200,6 +217,13 @@ class KabenvsState(pyspiel.State):
         world = self.kabenvs_state.resample_hidden(player, rng)
         self.worlds_followed_truth += bool(getattr(world, "_followed_truth", False))
         return world
+
+    def serialize(self) -> str:
+        """The state as one line of kabenvs' own JSON save (``State.to_json``), which
+        ``KabenvsGame.deserialize_state`` reads back, validated. OpenSpiel's own form for Python
+        games is a pickle of the object's attributes, which its deserialisation unpickles: text
+        that runs code when read, which kabenvs never loads (``deserialize_state`` refuses it)."""
+        return SERIAL_TAG + self.kabenvs_state.to_json()
 
     def __deepcopy__(self, memo) -> KabenvsState:  # clone(): the kabenvs state's own cheap copy
         return KabenvsState(self.get_game(), self.kabenvs_state.clone(), self.views.copy())

@@ -447,6 +447,41 @@ def test_resampled_world_replays_the_seats_whole_history(case):
 
 
 @cases
+def test_a_world_replays_to_itself_also_after_moves_in_it(case):
+    """A resampled world, and the same world after moves played in it (what a search or
+    OpenSpiel's ISMCTS does), replayed from its own start gives that world again, its generator
+    included. A seat's information-state key is built by that replay (core.view_history): Cábula
+    and Alakazum! once gave their worlds a fresh generator after the replay, so the replay then
+    drew other chance, met illegal moves or silently keyed another history."""
+    game = build(case)
+    if not game.has_hidden_information:
+        pytest.skip("no hidden information")
+    rnd = random.Random(97)
+    checked = 0
+    for before_states, _actions, end in full_games(game, seed=89, n_games=3, min_games=1):
+        trajectory = before_states + [end]
+        for t in sorted(rnd.sample(range(len(trajectory)), min(4, len(trajectory)))):
+            state = trajectory[t]
+            p = rnd.randrange(game.num_players)
+            world = state.resample_hidden(p, np.random.default_rng(t))
+            for moves in (0, 40):
+                for _ in range(moves):
+                    if world.current_player is None:
+                        break
+                    world.apply(rnd.choice(world.legal_actions()))
+                if world.start is None:
+                    continue
+                replay = world.replay_start()
+                for a in world.replay_actions():
+                    replay.apply(a)
+                assert state_data(replay) == state_data(world), f"after {moves} moves: the replay is elsewhere"
+                assert replay.rng.bit_generator.state == world.rng.bit_generator.state, \
+                    f"after {moves} moves: the replay's generator is not the world's (its future differs)"
+                checked += 1
+    assert checked
+
+
+@cases
 def test_a_world_never_carries_the_real_generator(case):
     """A resampled world holds nothing of the real game's generator: neither as its own ``rng``
     (the real future) nor in its ``start`` (a generator state can be stepped back to the real

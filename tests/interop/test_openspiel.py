@@ -300,3 +300,56 @@ def test_a_position_whose_usual_draws_all_give_up_gets_a_patient_draw():
 def test_openspiels_random_sim_test(env_id, players):
     game = load_game(env_id, num_players=players, rng_seed=0)
     pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
+
+
+def test_states_serialise_as_kabenvs_json_and_the_pickle_form_is_refused(tmp_path):
+    """OpenSpiel's own form for Python states is a pickle of their attributes, unpickled when read:
+    text that runs code (an audit made deserialize_state create a file). The adapter writes and
+    reads kabenvs' JSON save instead, and refuses the pickle form before reading it."""
+    import base64
+    import os
+    import pickle
+
+    from kabenvs.core.errors import ConfigError
+
+    game = load_game("kabaleo_v0", num_players=2, rng_seed=0)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    text = state.serialize()
+    back = game.deserialize_state(text)
+    assert text.startswith("kabenvs-state-json=") and "\n" not in text
+    assert back.information_state_string(0) == state.information_state_string(0)
+    while not state.is_terminal():  # the same future, chance included
+        a = state.legal_actions()[0]
+        state.apply_action(a)
+        back.apply_action(a)
+        assert str(back) == str(state)
+    marker = tmp_path / "ran"
+
+    class Payload:
+        def __reduce__(self):
+            return (os.system, (f"touch {marker}",))
+
+    evil = "history=\nmove_number=0\n__dict__=" + base64.b64encode(pickle.dumps(Payload())).decode()
+    with pytest.raises(ConfigError, match="pickle form"):
+        game.deserialize_state(evil)
+    assert not marker.exists()
+    with pytest.raises(ConfigError):
+        game.deserialize_state("kabenvs-state-json={not json")
+
+
+def test_seats_and_action_ids_are_checked_not_read_loosely():
+    """resample_from_infostate read 1.7 as seat 1 and '2' as seat 2; action_to_string(p, -1) named
+    the last action (a negative index into the catalog)."""
+    from kabenvs.core.errors import ConfigError
+
+    state = load_game("cabula_v0", num_players=3, rng_seed=0).new_initial_state()
+    for seat in (1.7, "2", -1, 3):
+        with pytest.raises(ConfigError, match="seat"):
+            state.resample_from_infostate(seat, None)
+    for action in (-1, -2, 10**6):
+        with pytest.raises(ConfigError, match="does not exist"):
+            state.action_to_string(0, action)
+    assert state.resample_from_infostate(np.int64(1), None).current_player() == state.current_player()

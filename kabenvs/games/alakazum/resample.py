@@ -198,7 +198,9 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     if world is None:
         world = _start_world(game, origin, fields, new_start)
         _follow(world, game, actions, taken, sigma, 0, len(actions))
-    world.rng = np.random.default_rng(int(rng.integers(0, 2**63)))
+    # The world keeps the generator its replay from its own (fresh) start ended with: a fresh one
+    # set here would differ from what replaying the world gives, and a seat's information-state key
+    # (core.view_history), built by that replay after moves in the world, hit illegal moves.
     world._reset_caches()
     world._followed_truth = followed  # a search walks an earlier world instead (search.tree.Worlds)
     return world

@@ -94,7 +94,8 @@ def resample(state: "BarakkaState", player: int, rng: np.random.Generator) -> "B
     world = holder.replay_start()
     for a in walk.actions:
         world.apply(a)
-    world.rng = np.random.default_rng(rng.integers(0, 2**63))
+    # the world keeps the generator its replay ended with (the fresh start's): replaying the world
+    # from its start then gives the world, generator included, also after moves in it
     return world
 
 

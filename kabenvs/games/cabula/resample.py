@@ -214,7 +214,8 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     world = proto.replay_start()
     for a in actions[begin:]:
         world.apply(a)
-    world.rng = np.random.default_rng(rng.integers(0, 2**63))
+    # (the world keeps the generator its replay from its own fresh start ended with, so that
+    # replaying the world gives the world, also after moves in it: core.view_history replays it)
     # "seen" and "truth" worlds follow the real game in part or in full (which card of a kind
     # left, or every choice): a search walks an earlier "free" world instead (search.tree.Worlds)
     world._followed_truth = mode != "free"

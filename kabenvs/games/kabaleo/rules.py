@@ -719,18 +719,22 @@ class KabaleoState(State):
         or on the board. The world's own generator is fresh."""
         new = self.clone()
         new.rng = np.random.default_rng(rng.integers(0, 2**63))
-        if self.current_player is None:
-            # Every player reveals their target at the end (rulebook, End of Game): nothing a
-            # player held is hidden any more, so a finished game has only this one world.
-            return new
-        others = [c for c in range(self.game.num_colours) if c != self.targets[player]]
-        picks = iter(rng.permutation(others).tolist())
-        new.targets = [c if p == player else next(picks) for p, c in enumerate(self.targets)]
+        # Every player reveals their target at the end (rulebook, End of Game): nothing a player
+        # held is hidden any more, so a finished game has only this one world (its start gets a
+        # fresh generator all the same).
+        if self.current_player is not None:
+            others = [c for c in range(self.game.num_colours) if c != self.targets[player]]
+            picks = iter(rng.permutation(others).tolist())
+            new.targets = [c if p == player else next(picks) for p, c in enumerate(self.targets)]
         if self.start is not None:
             start_fields = dict(self.start["state"])  # the shared start is never mutated
             start_fields["targets"] = new.targets[:]
             # a fresh start generator (the real one, stepped back, would give the real deal)
             new.start = world_start(start_fields, rng)
+            # the world's own generator is its start's: no chance is drawn after the deal, so a
+            # replay from the start ends with it, and the world replays to itself (generator
+            # included) also after moves in it
+            new.rng.bit_generator.state = new.start["rng"]
         return new
 
     def _hidden_zones(self, player: int) -> dict[str, list] | None:
