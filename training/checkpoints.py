@@ -93,9 +93,14 @@ def save_model_atomically(save_model: Callable, model, path: Path, game,
     return path
 
 
-def save_checkpoint(save_model: Callable, model, path: Path, game, progress: dict[str, Any]) -> Path:
-    """A checkpoint: the model with the trainer's progress in its metadata (see ``checkpoint_progress``)."""
-    return save_model_atomically(save_model, model, path, game, extra={"progress": dict(progress)})
+def save_checkpoint(save_model: Callable, model, path: Path, game, progress: dict[str, Any],
+                    settings: dict[str, Any] | None = None) -> Path:
+    """A checkpoint: the model with the trainer's progress in its metadata (see ``checkpoint_progress``)
+    and the algorithm ``settings`` its archive fixes (``--resume`` compares them with config.yaml)."""
+    extra: dict[str, Any] = {"progress": dict(progress)}
+    if settings is not None:
+        extra["algorithm_settings"] = dict(settings)
+    return save_model_atomically(save_model, model, path, game, extra=extra)
 
 
 def checkpoint_problem(path: Path) -> str | None:

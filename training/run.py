@@ -105,6 +105,40 @@ def _game_differences(meta: dict[str, Any], want: dict[str, Any], game) -> tuple
     return was, now
 
 
+# The algorithm settings --resume takes from config.yaml: the length of training, the games played
+# side by side (SB3 rebuilds its rollout buffer for the env it is given) and where and on how many
+# threads it runs. Every other one is fixed by the checkpoint's archive (SB3 restores its network,
+# hyperparameters and seed), so an edit of one in the run's config.yaml would be silently ignored.
+RESUMABLE_SETTINGS = frozenset({"total_timesteps", "n_envs", "torch_threads", "update_threads", "device"})
+
+
+def fixed_settings(alg: dict[str, Any]) -> dict[str, Any]:
+    """The algorithm settings a checkpoint fixes, as its metadata stores them (JSON types)."""
+    return json.loads(json.dumps({k: v for k, v in sorted(alg.items()) if k not in RESUMABLE_SETTINGS}))
+
+
+def _settings_differences(meta: dict[str, Any], alg: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The fixed algorithm settings a checkpoint was trained with that ``alg`` changes, as
+    ``(the checkpoint's, the config's)`` phrases. Checkpoints from before the settings were saved
+    are compared by their network, which every safe model's metadata describes."""
+    now = fixed_settings(alg)
+    saved = meta.get("algorithm_settings")
+    if not isinstance(saved, dict):
+        network = meta.get("network")
+        if not isinstance(network, dict):
+            return [], []
+        trunk = network.get("trunk")
+        saved = {"net_arch": network.get("hidden"), "activation": network.get("activation"),
+                 "trunk": trunk.get("size") if isinstance(trunk, dict) else 0}
+    changed = sorted(str(k) for k in saved if k in now and saved[k] != now[k])
+    was = [f"{_cut(key)}={brief(saved[key], 40)}" for key in changed[:6]]
+    said = [f"{key}={brief(now[key], 40)}" for key in changed[:6]]
+    if len(changed) > 6:
+        was.append(f"... ({len(changed)} settings differ)")
+        said.append("...")
+    return was, said
+
+
 def _cut(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
@@ -211,7 +245,7 @@ class Trainer:
         """Load the newest checkpoint that is intact and loads; say in one line which one."""
         from sb3_contrib import MaskablePPO
 
-        self._refuse_checkpoints_of_another_game()  # before anything in the folder is renamed or deleted
+        self._refuse_checkpoints_of_another_run()  # before anything in the folder is renamed or deleted
         ck.remove_stale_temporaries(self.run.path, self.run.checkpoints, self.run.snapshots)
         skipped = []
         for path, problem in self.run.checkpoint_candidates():
@@ -242,9 +276,11 @@ class Trainer:
         self.echo(f"resuming {self.run.path} from {path.name} (the newest intact checkpoint) at step {step} "
                   f"with {len(self.pool.snapshots)} snapshots" + (f"; {'; '.join(notes)}" if notes else ""))
 
-    def _refuse_checkpoints_of_another_game(self) -> None:
+    def _refuse_checkpoints_of_another_run(self) -> None:
         """Refuse checkpoints whose metadata says they were made for another game than the run's
-        config.yaml now describes (a user edited the player count, the game or an option).
+        config.yaml now describes (a user edited the player count, the game or an option), or with
+        algorithm settings the checkpoint fixes and config.yaml now changes (``fixed_settings``:
+        the network, a hyperparameter, the seed), which SB3 would silently keep.
 
         Such a checkpoint either does not load (other sizes) or trains another game than it
         learned; walking back past it would set every checkpoint aside as broken, delete the
@@ -264,6 +300,14 @@ class Trainer:
                 raise TrainingConfigError(
                     f"--resume: checkpoint {path} was trained for {', '.join(was)}, but the run's config.yaml now "
                     f"says {', '.join(now)}; restore {self.run.config} or start a new run (nothing was changed)"
+                )
+            was, now = _settings_differences(meta, self.cfg["algorithm"])
+            if was:
+                raise TrainingConfigError(
+                    f"--resume: checkpoint {path} was trained with {', '.join(was)}, but the run's config.yaml now "
+                    f"says {', '.join(now)}, which the checkpoint fixes (--resume may change only "
+                    f"{', '.join(sorted(RESUMABLE_SETTINGS))}); restore {self.run.config} or start a new run "
+                    "(nothing was changed)"
                 )
 
     def _old_progress(self, path: Path) -> dict:
@@ -383,7 +427,8 @@ class Trainer:
         self.progress["checkpoint"] = path.name
         self.progress["train_seconds"] = self.train_seconds()
         self._write_snapshots()
-        ck.save_checkpoint(save_model, self.model, path, self.game, self.progress)
+        ck.save_checkpoint(save_model, self.model, path, self.game, self.progress,
+                           settings=fixed_settings(self.cfg["algorithm"]))
         ck.write_progress(self.run.progress, self.progress)
         ck.prune(self.run.checkpoints, ck.CHECKPOINT_RE, self.cfg["output"]["keep_checkpoints"],
                  protect=[path], companions=(".json", ".safetensors"))

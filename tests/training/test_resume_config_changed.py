@@ -70,13 +70,64 @@ def test_resume_refuses_a_run_whose_config_yaml_names_another_game(finished_run,
     assert folder_state(run) == before  # nothing renamed *.broken, deleted, trimmed or overwritten
 
 
+@pytest.mark.parametrize("edit, was, now", [
+    ({"net_arch": [17, 9]}, "net_arch=[8]", "net_arch=[17, 9]"),  # SB3 would keep the archive's network
+    ({"trunk": 0}, "trunk=8", "trunk=0"),
+    ({"learning_rate": 0.001}, "learning_rate=0.0005", "learning_rate=0.001"),  # and its hyperparameters
+])
+def test_resume_refuses_an_edited_setting_the_checkpoint_fixes(finished_run, tmp_path, capsys, edit, was, now):
+    """A checkpoint's archive fixes the network, the hyperparameters and the seed: resuming went on
+    with the checkpoint's and left config.yaml saying otherwise (the final model then did not match
+    its run's config). Refused in one line, naming what --resume may change; nothing is touched."""
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    saved = yaml.safe_load((run / "config.yaml").read_text())
+    saved["algorithm"].update(edit)
+    (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(raw_config(tmp_path, steps=256)))
+    before = folder_state(run)
+
+    rc = train_main([str(config), "--resume", str(run)])
+
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1, err
+    assert was in err and now in err and "n_envs" in err and "start a new run" in err, err
+    assert folder_state(run) == before
+
+
+def test_resume_of_a_checkpoint_without_saved_settings_compares_its_network(finished_run, tmp_path, capsys):
+    """Checkpoints written before the settings were saved: their network is still compared."""
+    import json
+
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    for meta_path in (run / "checkpoints").glob("step_*.json"):
+        meta = json.loads(meta_path.read_text())
+        assert meta.pop("algorithm_settings")["net_arch"] == [8]
+        meta_path.write_text(json.dumps(meta))
+    saved = yaml.safe_load((run / "config.yaml").read_text())
+    saved["algorithm"]["net_arch"] = [17, 9]
+    (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
+    config = tmp_path / "config.yaml"
+    config.write_text(yaml.safe_dump(raw_config(tmp_path, steps=256)))
+
+    assert train_main([str(config), "--resume", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "net_arch=[8]" in err and "net_arch=[17, 9]" in err, err
+
+
 def test_resume_with_the_run_config_unchanged_still_continues(finished_run, tmp_path):
     run = tmp_path / "run"
     shutil.copytree(finished_run, run)
     cfg = validate(raw_config(tmp_path, steps=192))
     lines = []
+    saved = yaml.safe_load((run / "config.yaml").read_text())
+    saved["algorithm"]["n_envs"] = 8  # a setting --resume may change (SB3 rebuilds for the env it gets)
+    (run / "config.yaml").write_text(yaml.safe_dump(saved, sort_keys=False))
     trainer, reports = train(cfg, resume_folder=run, echo=lines.append)
     assert any(line.startswith("resuming") for line in lines), lines
+    assert trainer.model.n_envs == 8
     assert reports and trainer.model.num_timesteps >= 192
     assert not list((run / "checkpoints").glob(f"*{ck.BROKEN_SUFFIX}"))
 
