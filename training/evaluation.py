@@ -213,20 +213,42 @@ def solo_reports(game: Game, agent_name: str, agent, kinds: list[str], deals: in
     return out
 
 
-def game_logger(path: str, competitors: list[Competitor]) -> Callable[[State, list[int], int], None]:
-    """An ``on_game`` hook writing each game to a game log (``kabenvs.records``)."""
-    try:
-        from kabenvs.records import append_record, make_record
-    except ImportError as exc:
-        raise ConfigError(
-            f"--log needs the game-log module kabenvs.records, which is not available here ({exc})"
-        ) from None
+class GameLog:
+    """An ``on_game`` hook writing each game to a game log (``kabenvs.records``).
 
-    def write(state: State, seating: list[int], deal_seed: int) -> None:
-        seats = [dict(competitors[idx].seat_info or {"kind": "agent", "name": competitors[idx].name}) for idx in seating]
-        append_record(path, make_record(state, seats, deal_seed))
+    A write that fails after games were played (a full disk, a removed folder) does not stop the
+    evaluation, whose results would be lost with it: writing stops, the games go on, and
+    ``problem`` says which log, how many games reached it and why the rest did not."""
 
-    return write
+    def __init__(self, path: str, competitors: list[Competitor]) -> None:
+        try:
+            from kabenvs.records import append_record, make_record
+        except ImportError as exc:
+            raise ConfigError(
+                f"--log needs the game-log module kabenvs.records, which is not available here ({exc})"
+            ) from None
+        self._append, self._make = append_record, make_record
+        self.path, self.competitors = path, competitors
+        self.written = 0
+        self.problem: str | None = None
+
+    def __call__(self, state: State, seating: list[int], deal_seed: int) -> None:
+        if self.problem is not None:
+            return
+        seats = [dict(self.competitors[idx].seat_info or {"kind": "agent", "name": self.competitors[idx].name})
+                 for idx in seating]
+        try:
+            self._append(self.path, self._make(state, seats, deal_seed))
+        except OSError as exc:
+            reason = " ".join((exc.strerror or str(exc)).split())
+            self.problem = (f"--log {self.path}: game {self.written + 1} could not be appended ({reason}); "
+                            f"the {self.written} games before it are in the log, the later ones are not "
+                            "(the results above count them all)")
+        else:
+            self.written += 1
+
+
+game_logger = GameLog  # the name the evaluate command imports
 
 
 # -- playing a match's deals in parallel -----------------------------------------------------------

@@ -252,7 +252,7 @@ def run(args) -> int:
             games = ev.parallel_games(recipe, args.workers, backend=args.backend)
         report = evaluate(game, comps, args.deals, seed=args.seed, on_game=each_game, games=games,
                           time_moves=args.time_moves)
-    return print_report(report, args, report.result.games)
+    return print_report(report, args, report.result.games, on_game)
 
 
 def counted(on_game, tick):
@@ -265,13 +265,18 @@ def counted(on_game, tick):
     return each_game
 
 
-def print_report(report, args, games: int) -> int:
+def print_report(report, args, games: int, log=None) -> int:
+    """The results; then, if the game log stopped taking games, say so and exit 1 (the results are
+    printed all the same: they were measured)."""
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
         print(report.table())
-        if args.log:
+        if args.log and (log is None or log.problem is None):
             print(f"{games} games appended to {args.log}")
+    if log is not None and log.problem is not None:
+        print(f"error: {log.problem}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -284,7 +289,7 @@ def run_ladder(args, game, comps, on_game) -> int:
     total = comb(len(comps), game.num_players) * args.deals * game.num_players
     with progress_bar(total, enabled=not args.json and sys.stderr.isatty()) as tick:
         report = ladder(game, comps, args.deals, seed=args.seed, on_game=counted(on_game, tick))
-    return print_report(report, args, sum(m["games"] for m in report.matches))
+    return print_report(report, args, sum(m["games"] for m in report.matches), on_game)
 
 
 def main(argv=None) -> int:

@@ -186,3 +186,31 @@ def test_time_moves_reports_each_competitors_cpu_ms_per_move(capsys):
     assert "CPU ms/move" in capsys.readouterr().out
     assert main(base + ["--time-moves", "--workers", "2"]) == 2
     assert "drop --workers" in capsys.readouterr().err
+
+
+def test_a_game_log_that_stops_taking_games_loses_neither_the_results_nor_the_games_written(capsys, tmp_path, monkeypatch):
+    """The log was checked before play; a disk that fills up afterwards used to end the command
+    with a bare OSError, no results and no word of which file: now the results are printed, the
+    games go on, and one line names the log, the game that failed and how many it holds."""
+    import errno
+
+    import kabenvs.records as records
+
+    real, calls = records.append_record, []
+
+    def full_disk_from_the_third(path, record):
+        calls.append(path)
+        if len(calls) >= 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, record)
+
+    monkeypatch.setattr(records, "append_record", full_disk_from_the_third)
+    log = tmp_path / "games.jsonl"
+    code, out, err = run_main(capsys, "random", "random", "--game", "kabaleo_v0", "--deals", "3", "--log", str(log))
+    assert code == 1, err
+    assert "win rate" in out and "random#2" in out and "appended to" not in out
+    assert err.strip().splitlines() == [err.strip()], err
+    assert str(log) in err and "game 3 could not be appended (No space left on device)" in err, err
+    assert "the 2 games before it are in the log" in err, err
+    assert len(calls) == 3  # writing stopped at the failure; the other games were still played
+    assert len(log.read_text().splitlines()) == 2
