@@ -241,14 +241,11 @@ class GameLog:
             self._append(self.path, self._make(state, seats, deal_seed))
         except OSError as exc:
             reason = " ".join((exc.strerror or str(exc)).split())
+            before = f"the {self.written} games before it are" if self.written != 1 else "the game before it is"
             self.problem = (f"--log {self.path}: game {self.written + 1} could not be appended ({reason}); "
-                            f"the {self.written} games before it are in the log, the later ones are not "
-                            "(the results above count them all)")
+                            f"{before} in the log, the later ones are not (the results above count them all)")
         else:
             self.written += 1
-
-
-game_logger = GameLog  # the name the evaluate command imports
 
 
 # -- playing a match's deals in parallel -----------------------------------------------------------

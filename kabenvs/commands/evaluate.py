@@ -216,7 +216,7 @@ def run(args) -> int:
         raise UsageError("--time-moves times the moves in this process; drop --workers")
     from kabenvs.agents.search import is_search_spec
     ev = training_module("evaluation")
-    BASELINES, evaluate, game_logger = ev.BASELINES, ev.evaluate, ev.game_logger
+    BASELINES, evaluate, GameLog = ev.BASELINES, ev.evaluate, ev.GameLog
 
     from kabenvs.agents.policy import model_exists, model_kind, pickle_refusal
 
@@ -238,7 +238,7 @@ def run(args) -> int:
     if args.ladder and len(set(args.seats)) != len(args.seats):
         raise UsageError(f"--ladder needs distinct SEATs; given {args.seats}")
     comps = build_competitors(args, game)
-    on_game = game_logger(args.log, comps) if args.log else None
+    on_game = GameLog(args.log, comps) if args.log else None
     if args.ladder:
         return run_ladder(args, game, comps, on_game)
     total = args.deals * game.num_players  # every deal once per seat rotation
