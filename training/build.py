@@ -155,5 +155,18 @@ def make_model(cfg: dict[str, Any], env: SelfPlayVecEnv, tensorboard_log: str | 
         device=alg["device"],
         verbose=cfg["output"]["verbose"],
     )
+    if tensorboard_log is None:
+        log_without_temp_folder(model)
     env.pool.set_current(model.policy)
     return model
+
+
+def log_without_temp_folder(model) -> None:
+    """Give ``model`` the logger SB3 would, minus the folder: without TensorBoard, SB3's
+    ``learn`` makes an empty ``SB3-<date>`` folder in the temp directory every time (the test
+    suite left hundreds), though nothing is written there (its outputs are stdout or none)."""
+    import sys
+
+    from stable_baselines3.common.logger import HumanOutputFormat, Logger
+
+    model.set_logger(Logger(None, [HumanOutputFormat(sys.stdout)] if model.verbose >= 1 else []))

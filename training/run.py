@@ -253,6 +253,10 @@ class Trainer:
                 try:
                     self.model = MaskablePPO.load(str(path), env=self.env, device=self.cfg["algorithm"]["device"],
                                                   tensorboard_log=tb)
+                    if tb is None:
+                        from .build import log_without_temp_folder
+
+                        log_without_temp_folder(self.model)
                 except Exception as exc:  # a checkpoint that passed the checks but does not load
                     problem = f"it does not load ({type(exc).__name__})"
             if problem is not None:

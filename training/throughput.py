@@ -227,7 +227,7 @@ def measure_tutorial_baseline(seconds: float = 20.0, threads: int = 1, update_th
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from sb3_contrib.common.wrappers import ActionMasker
 
-    from .build import set_threads
+    from .build import log_without_temp_folder, set_threads
     from .build import update_threads as auto_update_threads
 
     set_threads(threads)
@@ -260,6 +260,7 @@ def measure_tutorial_baseline(seconds: float = 20.0, threads: int = 1, update_th
 
     masked = TimedMasker(env, lambda e: e.action_mask())
     model = MaskablePPO(MaskableActorCriticPolicy, masked, verbose=0, seed=0)
+    log_without_temp_folder(model)  # the same logger SB3 makes, minus its empty temp folder
     timer = _UpdateTimer(model)
     model.learn(model.n_steps, callback=callback)  # warm-up rollout + update
     env_time[0] = 0.0

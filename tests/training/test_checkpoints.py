@@ -54,6 +54,23 @@ def test_checkpoints_and_snapshots_are_pruned_on_disk(tmp_path):
     assert not [p for p in run.path.rglob(".*") if ".tmp" in p.name]  # no temporaries left
 
 
+def test_training_and_resuming_leave_nothing_in_the_temp_directory(tmp_path, monkeypatch, capsys):
+    """SB3 made an empty SB3-<date> folder in the temp directory at every learn() without
+    TensorBoard (the test suite left hundreds); its verbose table still goes to stdout."""
+    import tempfile
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.delenv("SB3_LOGDIR", raising=False)
+    raw = raw_config(tmp_path, steps=128, verbose=1)
+    trainer, _ = train(validate(raw), echo=lambda *a: None)
+    assert "total_timesteps" in capsys.readouterr().out  # SB3's table, as before
+    raw["algorithm"]["total_timesteps"] = 192
+    train(validate(raw), resume_folder=trainer.run.path, echo=lambda *a: None)
+    assert not list(temp.glob("SB3-*")), list(temp.iterdir())
+
+
 def test_resume_passes_over_broken_files_and_says_which_checkpoint(tmp_path):
     raw = raw_config(tmp_path, steps=256, keep_checkpoints=3)
     raw["self_play"]["max_snapshots"] = 20
