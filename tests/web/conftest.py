@@ -86,8 +86,9 @@ def _chromium() -> str | None:
     return shutil.which("chromium")
 
 
-@pytest.fixture(scope="session")
-def browser():
+@pytest.fixture(scope="module")
+def chromium():
+    """One Chromium per test module (and xdist worker); closed when the module's tests are done."""
     reason = None
     try:
         from playwright.sync_api import sync_playwright
@@ -105,3 +106,32 @@ def browser():
         b = pw.chromium.launch(executable_path=exe, args=["--no-sandbox", "--disable-gpu"])
         yield b
         b.close()
+
+
+class _ClosingBrowser:
+    """The module's browser as one test sees it: every context the test opens is closed after it.
+    Pages left open keep polling their (stopped) server; under a parallel run, where the web tests
+    may come first, some 30 Chromium processes kept half a core busy for the rest of the run."""
+
+    def __init__(self, browser) -> None:
+        self._browser = browser
+        self.contexts: list = []
+
+    def new_context(self, **options):
+        context = self._browser.new_context(**options)
+        self.contexts.append(context)
+        return context
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
+@pytest.fixture
+def browser(chromium):
+    wrapped = _ClosingBrowser(chromium)
+    yield wrapped
+    for context in wrapped.contexts:
+        try:
+            context.close()
+        except Exception:  # noqa: BLE001 (already closed by the test, or the browser went away)
+            pass
