@@ -219,7 +219,7 @@ def test_no_leak_under_resample_hidden(case):
     changed = checked = 0
     for state in sample_states(game, 25, seed=19):
         for p in range(game.num_players):
-            for _ in range(2):
+            for k in range(2):
                 world = state.resample_hidden(p, rng)
                 checked += 1
                 np.testing.assert_array_equal(world.observation(p), state.observation(p))
@@ -230,8 +230,10 @@ def test_no_leak_under_resample_hidden(case):
                 assert not world.invariants(), world.invariants()
                 if state_data(world) != state_data(state):
                     changed += 1
-                # a resampled world is a real game: it plays on to a legal end
-                random_playout(world.clone(), random.Random(1), game.max_decisions())
+                # a resampled world is a real game: it plays on to a legal end (the first of the
+                # two: the playouts were most of this test's time, 6 minutes at Alakazum! 5p)
+                if k == 0:
+                    random_playout(world.clone(), random.Random(1), game.max_decisions())
     if game.has_hidden_information:
         assert changed > 0, "resample_hidden never changed any hidden information"
 
@@ -568,7 +570,12 @@ def test_hidden_items_are_exchangeable_under_resampling(case):
             busy = [z for z, items in zones.items() if items]
             if len(busy) < 2:
                 continue
-            for _ in range(8):
+            for k in range(8):
+                # Once every zone here has been seen to give items away a few times, more draws at
+                # this position cannot change the verdict (they took Alakazum! at 5 players 13
+                # minutes of the default run): one world still checks that the items are kept.
+                if k and all(left.get(z, 0) >= 3 for z in busy):
+                    break
                 world = state.resample_hidden(p, rng)
                 wz = world.hidden_zones(p)
                 assert sorted(x for z in zones.values() for x in z) == sorted(x for z in wz.values() for x in z)
