@@ -140,3 +140,25 @@ def test_a_file_where_the_run_folder_would_go_is_passed_over(tmp_path):
     cfg = {"output": {"dir": str(tmp_path), "name": "run"}}
     assert fresh_run_folder(cfg) == tmp_path / "run_2"
     assert (tmp_path / "run").read_text() == "my notes"
+
+
+def test_settings_read_from_a_damaged_checkpoint_metadata_are_compared_without_a_crash():
+    """Checkpoint metadata is a file: whatever it holds, the comparison names at most a few
+    settings, each cut short, and reads a missing or odd network as nothing to compare."""
+    from training.run import _settings_differences, fixed_settings
+
+    alg = validate(raw_config(Path("unused")))["algorithm"]
+    assert _settings_differences({"algorithm_settings": fixed_settings(alg)}, alg) == ([], [])
+    was, now = _settings_differences({"algorithm_settings": {"net_arch": "x" * 5000, "gamma": [1] * 999}}, alg)
+    assert [w.split("=")[0] for w in was] == ["gamma", "net_arch"] and max(map(len, was)) < 80, was
+    assert now == ["gamma=0.99", "net_arch=[8]"]
+    many = {k: "changed" for k in fixed_settings(alg)}
+    was, now = _settings_differences({"algorithm_settings": many}, alg)
+    assert len(was) == 7 and was[-1].startswith("...") and "settings differ" in was[-1]
+    assert _settings_differences({}, alg) == ([], []) and _settings_differences({"network": "big"}, alg) == ([], [])
+    assert _settings_differences({"network": {"trunk": 5, "hidden": [8], "activation": "relu"}}, alg) == (
+        ["trunk=0"], ["trunk=8"])  # a trunk that is no description reads as none
+    # an old checkpoint's network: hidden and trunk size from the safe model's own description
+    old = {"network": {"hidden": [8], "activation": "relu", "trunk": {"size": 8, "activation": "relu"}}}
+    assert _settings_differences(old, alg) == ([], [])
+    assert _settings_differences({**old, "network": {**old["network"], "trunk": None}}, alg) == (["trunk=0"], ["trunk=8"])
