@@ -230,9 +230,8 @@ def test_every_scripts_seed_is_checked_before_anything_runs(script, capsys):
     assert code == 2 and _one_line(err) and "-3 is negative; a seed is an integer >= 0" in err, err
 
 
-def test_kabenvs_serve_is_available(monkeypatch, tmp_path, capsys):
-    pytest.importorskip("uvicorn")
-    import uvicorn
+def test_kabenvs_serve_is_available(monkeypatch, tmp_path, capsys, uvicorn_in_process):
+    uvicorn = uvicorn_in_process
 
     from kabenvs.cli import main
 

@@ -23,10 +23,10 @@ from kabenvs.web.store import Store
 
 
 @pytest.fixture(autouse=True)
-def no_server(monkeypatch):
+def no_server(monkeypatch, uvicorn_in_process):
     """A refused command never gets to serving: reaching it fails the test (instead of serving
     until the test run is killed)."""
-    import uvicorn
+    uvicorn = uvicorn_in_process
 
     def refuse(self, sockets=None):
         raise AssertionError("the server was started")

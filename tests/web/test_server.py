@@ -271,11 +271,11 @@ def test_models_are_offered_only_from_the_models_folder_in_the_safe_format(tmp_p
     assert model_names(None) == [] and model_names(tmp_path / "missing") == []
 
 
-def test_serve_prints_its_address_and_warns_off_localhost(monkeypatch, capsys, tmp_path):
+def test_serve_prints_its_address_and_warns_off_localhost(monkeypatch, capsys, tmp_path, uvicorn_in_process):
     import importlib.util
     import socket
 
-    import uvicorn
+    uvicorn = uvicorn_in_process
 
     calls = []
 
