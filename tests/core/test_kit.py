@@ -23,7 +23,7 @@ from kabenvs.core.recall import probe_recall, seat_view
 from kabenvs.core.registry import env_ids, game_class
 
 from .kit import (
-    KIT_GAMES, build, cases, full_games, observationally_equal_groups, random_playout, sample_states,
+    KIT_GAMES, build, cases, full_games, kit_seed, observationally_equal_groups, random_playout, sample_states,
     same_world, state_data, worlds_distribution_gap,
 )
 
@@ -51,7 +51,7 @@ def test_pettingzoo_seed(case):
 def test_random_games_invariants(case):
     """Thousands of random games (over all configs): conservation, masks, bounds, returns."""
     game = build(case)
-    rnd = random.Random(7)
+    rnd = random.Random(kit_seed(7))
     n = game.num_players
     lengths = []
 
@@ -64,7 +64,7 @@ def test_random_games_invariants(case):
         assert not problems, problems
 
     for g in range(KIT_GAMES):
-        state = game.new_state(np.random.default_rng(g))
+        state = game.new_state(np.random.default_rng(kit_seed(g)))
         steps = random_playout(state, rnd, game.max_decisions() + 1, check)
         lengths.append(steps)
         assert state.current_player is None, (
@@ -85,9 +85,9 @@ def test_random_games_invariants(case):
 def test_env_masks_only_for_deciding_agent(case):
     env = make_env(case)
     game = env.game
-    rnd = random.Random(3)
+    rnd = random.Random(kit_seed(3))
     for episode in range(20):
-        env.reset(seed=episode)
+        env.reset(seed=kit_seed(episode))
         for agent in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
             assert obs["observation"].shape == (game.observation_size,)
@@ -132,9 +132,9 @@ def test_cached_observations_and_masks_are_what_a_fresh_copy_computes(case):
     step), in the others only the seat to move, as the AEC loop asks (a stale memo shows when
     that seat is next asked); the mask too, and editing a returned mask changes nothing kept."""
     game = build(case)
-    rnd = random.Random(3)
+    rnd = random.Random(kit_seed(3))
     for g in range(3):
-        state = game.new_state(np.random.default_rng(4000 + g))
+        state = game.new_state(np.random.default_rng(kit_seed(4000 + g)))
         steps = 0
         while state.current_player is not None and steps <= game.max_decisions():
             fresh = state.clone()
@@ -354,9 +354,9 @@ def test_env_infos_are_each_seats_view_of_the_move(case):
     """Every key of every agent's info at every step: the move as that seat saw it, who moved,
     and at the end the public result; nothing else."""
     env = make_env(case)
-    rnd = random.Random(5)
+    rnd = random.Random(kit_seed(5))
     for episode in range(3):
-        env.reset(seed=100 + episode)
+        env.reset(seed=kit_seed(100 + episode))
         before = None
         for agent in env.agent_iter():
             obs, reward, term, trunc, info = env.last()
@@ -391,7 +391,7 @@ def test_observations_never_merge_histories_whose_positions_differ(case):
     would mean the seat forgot something that is still true of the game, unless the game names
     the summary that explains it (``State.recall_gap``, on its docs page too)."""
     game = build(case)
-    report = probe_recall(game, seed=61, n_games=2, positions_per_game=12, pairs_per_position=2, horizon=30)
+    report = probe_recall(game, seed=kit_seed(61), n_games=2, positions_per_game=12, pairs_per_position=2, horizon=30)
     assert report.comparisons, "no branches that a seat could tell apart: the probe checked nothing"
     assert report.unexplained == 0, (
         f"{report.unexplained} merges of positions another seat still tells apart, with no summary the "
