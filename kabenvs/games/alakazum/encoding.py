@@ -115,7 +115,8 @@ def build_layout(game: AlakazumGame) -> ObservationLayout:
     lay.add("forest_magic_kept", ncls, "the character or trap I kept with Forest Magic, until it strikes")
     lay.add("finals_known", (MAX_FINALS, nfin), "one-hot identity of each final-enemy position I know")
     lay.add("finals_state", (MAX_FINALS, 3), "per position: in play, revealed, seen by me")
-    lay.add("finals_seen", (MAX_FINALS, n), "per position: who looked at it with Clairvoyance (seat-relative)")
+    lay.add("finals_seen", (MAX_FINALS, n), "per position: how many times each player looked at it with "
+            "Clairvoyance (seat-relative; a second look at a known card is public too)")
     lay.add("boxed", len(TRAP_EFFECTS) + 1, "traps in the box (one per kind) and voodoo dolls in the box / 2")
     lay.add("combat_kind", 2, "one-hot: forest combat, combat between players")
     lay.add("combat_seats", (2, n), "one-hot seats of attacker (row 0) and defender (row 1)")
@@ -426,7 +427,7 @@ def _finals_rows(state: AlakazumState, player: int):
     fin_index = cs.final_index
     fk0, fs0, fsn0 = 0, at.finals_state - at.finals_known, at.finals_seen - at.finals_known
     mv = _scratch(fsn0 + MAX_FINALS * n)
-    seen, revealed = state.seen, state.revealed
+    seen, revealed, looks = state.seen, state.revealed, state.looks
     my_seen = seen[player]
     for i, f in enumerate(state.finals):
         mine, shown = my_seen[i], revealed[i]
@@ -438,9 +439,9 @@ def _finals_rows(state: AlakazumState, player: int):
             mv[row + 2] = 1
         if mine or shown:
             mv[fk0 + i * nfin + fin_index[f]] = 1
-        for q, seen_q in enumerate(seen):
-            if seen_q[i]:
-                mv[fsn0 + i * n + (q - player) % n] = 1
+        for q, looks_q in enumerate(looks):
+            if looks_q[i]:  # how many times q looked at it
+                mv[fsn0 + i * n + (q - player) % n] = looks_q[i]
     return mv
 
 

@@ -276,6 +276,14 @@ class AlakazumGame(Game):
         return self.decision_cap
 
 
+def _looks_from_seen(seen) -> list:
+    """``looks`` for a save from before it was kept: one look per card seen (a save that is not
+    well formed gets what its ``seen`` allows; the checks after the upgrade name what is wrong)."""
+    if not isinstance(seen, list):
+        return []
+    return [[1 if v is True else 0 for v in row] if isinstance(row, list) else [] for row in seen]
+
+
 class AlakazumState(State):
     # The public rows came after the first saves: older saves rebuild them (State.added_fields).
     # So did the chance scripts (a saved game never had one: its chance was its generator's).
@@ -283,6 +291,8 @@ class AlakazumState(State):
                     enumerate(("public_known", "public_groups", "public_joint", "public_capped"))}
     added_fields["shuffles"] = lambda game, fields: []
     added_fields["rolls"] = lambda game, fields: []
+    # and the looks with Clairvoyance: an older save (or its start) counts one per seen card
+    added_fields["looks"] = lambda game, fields: _looks_from_seen(fields.get("seen"))
     game: AlakazumGame
 
     # ------------------------------------------------------------------ setup
@@ -349,6 +359,10 @@ class AlakazumState(State):
         s.finals = [int(finals[i]) for i in rng.permutation(len(finals))]
         s.revealed = [False] * len(s.finals)
         s.seen = [[False] * len(s.finals) for _ in range(n)]
+        # looks with Clairvoyance per player and position: everyone sees which card is picked up,
+        # so a second look at a card the caster already knows is a public event too (seen alone
+        # would forget it)
+        s.looks = [[0] * len(s.finals) for _ in range(n)]
         s.market = [c.id for c in cs.cards if c.deck == "initial" and c.kind == "hand"]
         s.display = [c.id for c in cs.cards if c.deck == "initial" and c.kind == "character"]
         forest = [c.id for c in cs.cards if c.deck == "forest"]
@@ -1029,6 +1043,7 @@ class AlakazumState(State):
 
     def _on_clair(self, p, pend, kind, move) -> None:
         self.seen[p][move[0]] = True
+        self.looks[p][move[0]] += 1
         self._finals_memo.clear()
 
     def _fm_take(self, move: tuple) -> int:
@@ -1504,6 +1519,7 @@ class AlakazumState(State):
         nd["hands"] = [h[:] for h in self.hands]
         nd["teams"] = [t[:] for t in self.teams]
         nd["seen"] = [s[:] for s in self.seen]
+        nd["looks"] = [k[:] for k in self.looks]
         nd["known"] = [[k[:] for k in row] for row in self.known]
         nd["pending"] = _copy_json(self.pending)
         nd["combat"] = _copy_json(self.combat)

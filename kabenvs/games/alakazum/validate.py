@@ -129,6 +129,13 @@ def check_fields(state: "AlakazumState") -> list[str]:
     nfin = len(g.finals_in_play)
     ok &= ch.list_of("revealed", s.revealed, ch.bool, nfin)
     ok &= ch.list_of("seen", s.seen, lambda k, v: ch.list_of(k, v, ch.bool, nfin), n)
+    most = 2 * g.config.max_turns + 2  # at most two actions a turn (Deja Vu)
+    ok &= ch.list_of("looks", s.looks, lambda k, v: ch.list_of(k, v, lambda k2, v2: ch.int_in(k2, v2, 0, most), nfin), n)
+    if ok:
+        for q in range(n):
+            for i in range(nfin):
+                if bool(s.looks[q][i]) != s.seen[q][i]:
+                    ch.fail(f"looks[{q}][{i}]: {s.looks[q][i]} looks, but seen[{q}][{i}] is {str(s.seen[q][i]).lower()}")
     if not ok or ch.problems:
         return ch.problems
     _check_combat(ch)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from kabenvs.core.errors import IllegalActionError
+from kabenvs.core.errors import ConfigError, IllegalActionError
 from kabenvs.games.alakazum import AlakazumGame
 
 from .helpers import Table, do, legal_names, script_dice
@@ -294,6 +294,40 @@ def test_clairvoyance_with_maruxa_is_private():
     mine, theirs = lay.split(s.observation(0)), lay.split(s.observation(1))
     assert mine["finals_known"][2].sum() == 1 and theirs["finals_known"][2].sum() == 0
     assert theirs["finals_seen"][2][1] == 1  # they know that I looked
+
+
+def test_a_second_look_at_a_known_final_is_public_and_kept():
+    """Everyone sees which final card a Clairvoyance picks up, also one the caster already knows:
+    looking again at card 2 or at card 4 (both seen before) leave the same table otherwise, but
+    every seat saw which, so the observations differ (``looks`` counts them; found by the shared
+    kit's name check on new seeds, KIT_SEED=1: the move read "final enemy card 0" or "... 4" to the
+    other seat with the same observation after it)."""
+    t = Table(2)
+    t.arrange(teams={0: [("Maruxa", 0)], 1: [("Olentzero", 0)]})
+    s = t.at_action(0)
+    for i in (2, 4):  # looked at on earlier turns
+        s.seen[0][i], s.looks[0][i] = True, 1
+    s.touch()
+    a, b = s.clone(), s.clone()
+    do(a, "cast Clairvoyance", "final enemy card 2")
+    do(b, "cast Clairvoyance", "final enemy card 4")
+    assert (a.looks[0][2], a.looks[0][4]) == (2, 1) and (b.looks[0][2], b.looks[0][4]) == (1, 2)
+    lay = s.game.layout
+    for seat in (0, 1):
+        assert not np.array_equal(a.observation(seat), b.observation(seat)), seat
+    assert lay.split(a.observation(1))["finals_seen"][2][1] == 2
+    assert not a.check_fields() and not a.invariants()
+    # a save from before the looks were counted (no looks field) loads, one look per card seen
+    # after the replay of its history
+    saved = a.to_dict()
+    del saved["state"]["looks"]
+    del saved["state"]["start"]["state"]["looks"]
+    again = s.game.state_from_json(saved)
+    assert again.looks == a.looks
+    saved = a.to_dict()
+    saved["state"]["looks"][0][3] = 1  # a look at a card its player never saw
+    with pytest.raises(ConfigError, match=r"looks\[0\]\[3\]: 1 looks, but seen\[0\]\[3\] is false"):
+        s.game.state_from_json(saved)
 
 
 def test_forest_magic_keep_a_character_fight_it_and_order_the_rest():
