@@ -132,7 +132,7 @@ def create_app(data_dir: str | Path, models_dir: str | Path | None = None, pace:
                                  request.headers.get("x-token"))
         since = request.query_params.get("since", "0")
         if not (since.isascii() and since.isdigit() and len(since) <= 9):  # "²".isdigit() is True
-            raise WebError(400, f"since={since!r} must be a number of events")
+            raise WebError(400, f"since={brief(since)} must be a number of events")
         return JSONResponse(manager.seat_view(live, seat, int(since)))
 
     @_handled

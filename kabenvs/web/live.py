@@ -124,7 +124,7 @@ def build_agent(spec: str, index: int, game: Game, seed: int, models_dir: Path |
     if spec.startswith("model:"):
         name = spec[len("model:"):]
         if name not in model_names(models_dir):
-            raise WebError(400, f"seat {index}: no model {name!r} in the models folder")
+            raise WebError(400, f"seat {index}: no model {brief(name)} in the models folder")
         target = str(models_dir / name)
     elif spec == "zoo":
         target = spec  # build_seat finds the shipped agent, or names the ones there are
@@ -133,7 +133,7 @@ def build_agent(spec: str, index: int, game: Game, seed: int, models_dir: Path |
             check_web_search(spec, index)
         target = spec
     else:
-        raise WebError(400, f"seat {index}: unknown seat {spec!r}; use human, heuristic, random, "
+        raise WebError(400, f"seat {index}: unknown seat {brief(spec)}; use human, heuristic, random, "
                        "search[:sims=N,...], zoo or model:NAME")
     try:
         return build_seat(target, index, game, seed, [])
@@ -235,7 +235,7 @@ class Manager:
             raise WebError(400, "the request must be a JSON object {env_id, seats, options, seed, hot_seat}")
         env_id = request.get("env_id")
         if not isinstance(env_id, str) or env_id not in env_ids():
-            raise WebError(404, f"unknown game {env_id!r}; known games: {', '.join(env_ids())}")
+            raise WebError(404, f"unknown game {brief(env_id)}; known games: {', '.join(env_ids())}")
         specs = request.get("seats")
         if not isinstance(specs, list) or not specs:
             raise WebError(400, "seats must be a list of seat specs, one per player")
@@ -320,7 +320,7 @@ class Manager:
         if live is None:
             if game_id in self.resume_errors:
                 raise WebError(500, f"game {game_id} could not be resumed: {self.resume_errors[game_id]}")
-            raise WebError(404, f"unknown game id {game_id!r}")
+            raise WebError(404, f"unknown game id {brief(game_id)}")
         return live
 
     def authorise(self, live: LiveGame, seat: int | None, token: str | None) -> int | None:
@@ -448,7 +448,7 @@ class Manager:
     def study(self, name: str):
         study = self.studies.get(name) if isinstance(name, str) else None
         if study is None:
-            raise WebError(404, f"unknown study {name!r}")
+            raise WebError(404, f"unknown study {brief(name)}")
         return study
 
     def join(self, name: str, label: Any) -> dict[str, Any]:
