@@ -117,6 +117,13 @@ SECTIONS = ("engine", "game", *SCHEMA)
 ENGINES = ("sb3", "rllib")  # the top-level key ``engine`` (a name, not a section): who trains
 
 
+def _key_path(section: str, key: Any) -> str:
+    """``section.key`` as an error names it: a key that is not a short plain name (a YAML key can be
+    any text, a number or a megabyte) is shown through ``brief``, so the message stays one line."""
+    plain = isinstance(key, str) and key.isidentifier() and key.isascii() and len(key) <= 40
+    return f"{section}.{key}" if plain else f"{section}.{brief(key)}"
+
+
 def _suggest(word: str, options) -> str:
     close = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
     return f" (did you mean {brief(close[0])}?)" if close else ""
@@ -232,7 +239,7 @@ def validate(raw: Any, source: str = "config") -> dict[str, Any]:
         for k in given:
             if k not in keys:
                 raise TrainingConfigError(
-                    f"{source}: unknown key {section}.{k}{_suggest(k, keys)}; allowed keys in {section}: {list(keys)}"
+                    f"{source}: unknown key {_key_path(section, k)}{_suggest(k, keys)}; allowed keys in {section}: {list(keys)}"
                 )
         for k, key in keys.items():
             value = given[k] if k in given else copy.deepcopy(key.default)
@@ -292,7 +299,7 @@ def _validate_game(game: Any, source: str) -> dict[str, Any]:
     for k in options:
         if k not in allowed:
             raise TrainingConfigError(
-                f"{source}: unknown key game.{k} for {env_id}{_suggest(k, allowed)}; allowed: {['env_id', *allowed]}"
+                f"{source}: unknown key {_key_path('game', k)} for {env_id}{_suggest(k, allowed)}; allowed: {['env_id', *allowed]}"
             )
     try:
         config = cls.Config.from_dict(options)

@@ -58,6 +58,10 @@ def test_defaults_fill_in():
         ({"game": {"env_id": "kabaleo_v1"}}, "game.env_id='kabaleo_v1' is not a registered env id (did you mean 'kabaleo_v0'?)"),
         ({"game": {"num_players": 2}}, "must be a mapping with 'env_id'"),
         ({"game": {"env_id": "kabaleo_v0", "num_player": 2}}, "unknown key game.num_player for kabaleo_v0 (did you mean 'num_players'?)"),
+        # a key that is not a plain name is shown quoted, on one line (found by tests/hardening)
+        ({"game": {"env_id": "kabaleo_v0", "\n": 2}}, "unknown key game.'\\n' for kabaleo_v0"),
+        (ok_raw(algorithm={"a\nb": 1}), "unknown key algorithm.'a\\nb'"),
+        (ok_raw(algorithm={3: 1}), "unknown key algorithm.3;"),
         ({"game": {"env_id": "kabaleo_v0", "num_players": 5}}, "num_players=5 is not allowed; choose one of [2, 3, 4]"),
         ({"game": {"env_id": "kabaleo_v0", "num_players": 4, "mode": "equitable"}}, "mode='equitable' is for 2 or 3 players"),
         (["not", "a", "mapping"], "the top level must be a mapping"),
@@ -68,7 +72,7 @@ def test_each_kind_of_mistake(raw, fragment):
     with pytest.raises(TrainingConfigError) as err:
         validate(raw, source="t.yaml")
     assert fragment in str(err.value)
-    assert str(err.value).startswith("t.yaml")
+    assert str(err.value).startswith("t.yaml") and "\n" not in str(err.value)
 
 
 def test_malformed_yaml_and_missing_file(tmp_path):

@@ -417,6 +417,10 @@ TAMPERINGS = [
     ("seat out of range", lambda f: f.__setitem__("current_player", 5), "current_player"),
     ("log seat out of range", lambda f: f["log"][0].__setitem__(0, 3), "log[0] player"),
     ("log contradicts played", lambda f: f["log"][0].__setitem__(1, (f["log"][0][1] + 1) % 5), "log"),
+    # found by tests/hardening at 5,000 examples: an emptied log loaded and played on, its log
+    # never again matching the counts (start dropped, so no replay caught it)
+    ("log emptied", lambda f: f.update(log=[], start=None), "log"),
+    ("log emptied with last spot cleared", lambda f: f.update(log=[], last_spot=None, start=None), "log"),
     ("last spot out of range", lambda f: f.__setitem__("last_spot", 99), "last_spot"),
     ("last spot not the last placement", lambda f: f.__setitem__("last_spot", (f["last_spot"] + 1) % 20), "last_spot"),
     ("wrong type: string count", lambda f: f["stock"][0].__setitem__(0, "3"), "stock"),
