@@ -127,6 +127,8 @@ def _network_problems(net: Any) -> list[str]:
     if not isinstance(net, dict):
         return [f"network: {brief(net)} must be a mapping"]
     problems = []
+    if "trunk" not in net:  # every writer names it; the readers index it
+        problems.append("network.trunk: missing (null when the network has no shared trunk)")
     trunk = net.get("trunk")
     if trunk is not None:
         if not isinstance(trunk, dict) or set(trunk) != {"size", "activation"}:
