@@ -453,10 +453,10 @@ class KabaleoState(State):
         logged = [[0] * nc for _ in range(n)]
         for p, c, _ in self.log:
             logged[p][c] += 1
+        # Also an empty log: with placements (a save whose log was dropped) it would play on with
+        # a log that never again matches the counts; every position the rules reach has its log.
         if logged != self.played:
             problems.append(f"log: its placements per player and colour {logged} differ from played {self.played}")
-        # An empty log with placements (a save whose log was dropped) would play on with a log
-        # that never again matches the counts; every position the rules reach has its log.
         if self.log and self.last_spot != self.log[-1][2]:
             problems.append(f"last_spot: {self.last_spot}, but the last placement was on spot {self.log[-1][2]}")
         if not self.log and self.last_spot is not None:
