@@ -22,7 +22,7 @@ import numpy as np
 from gymnasium import spaces
 
 from kabenvs.agents.base import Agent, Decision
-from kabenvs.core.errors import ConfigError, IllegalActionError
+from kabenvs.core.errors import ConfigError, IllegalActionError, brief
 from kabenvs.core.game import Game, State
 from kabenvs.core.registry import make_game
 
@@ -63,7 +63,7 @@ def agent_factory(spec: str, game: Game, trust_pickle: bool = False,
     from kabenvs.agents.policy import load_agent, model_exists  # torch: only when a model plays
 
     if not model_exists(spec):
-        raise ConfigError(f"seat spec {spec!r} is neither a bot nor an existing model file; give {SEAT_SPECS}")
+        raise ConfigError(f"seat spec {brief(spec)} is neither a bot nor an existing model file; give {SEAT_SPECS}")
     agent = load_agent(spec, game, seed=0, deterministic=deterministic, trust_pickle=trust_pickle)
     return lambda seed: agent
 

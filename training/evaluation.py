@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from kabenvs.agents import RandomAgent
 from kabenvs.agents.arena import MatchResult, MoveClock, play_deal, play_match
-from kabenvs.core.errors import ConfigError
+from kabenvs.core.errors import ConfigError, brief
 from kabenvs.core.game import Game, State
 
 BASELINES = ("random", "heuristic")
@@ -56,7 +56,7 @@ def baseline(kind: str, env_id: str, name: str | None = None, game: Game | None 
             label, lambda seed: search_agent_from_spec(kind, game or env_id, seed=seed, trust_pickle=trust_pickle),
             {"kind": "search", "name": label, "spec": kind},
         )
-    raise ConfigError(f"unknown baseline {kind!r}; allowed: {list(BASELINES)}, search[:key=value,...] or a model path")
+    raise ConfigError(f"unknown baseline {brief(kind)}; allowed: {list(BASELINES)}, search[:key=value,...] or a model path")
 
 
 class Ratings:

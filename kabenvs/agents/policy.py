@@ -33,7 +33,7 @@ import numpy as np
 from kabenvs.agents.base import Decision
 from kabenvs.agents.safe_model import (
     ActorNetwork, LEGACY_FORMAT, SAFE_FORMAT, WEIGHTS_SUFFIX, ModelLoadError, _is_hash, check_compatible,
-    game_fields_problems, game_metadata, load_safe, read_json, read_safe_metadata, safe_paths, save_safe,
+    game_fields_problems, game_metadata, load_safe, model_stem, read_json, read_safe_metadata, safe_paths, save_safe,
     sha256_bytes, sha256_file,
 )
 from kabenvs.core.errors import brief
@@ -46,9 +46,7 @@ TRUST_HINT = "--trust-pickle (trust_pickle=True in the API)"
 # -- which kind of file ----------------------------------------------------------------------------
 def model_paths(path: str | os.PathLike) -> tuple[Path, Path]:
     """``(NAME.zip, NAME.json)`` of an SB3 archive given with or without its ``.zip`` suffix."""
-    p = Path(path)
-    if p.suffix in (".zip", ".json", WEIGHTS_SUFFIX):
-        p = p.with_suffix("")
+    p = model_stem(path)
     return p.with_name(p.name + ".zip"), p.with_name(p.name + ".json")
 
 
@@ -59,6 +57,13 @@ def model_kind(path: str | os.PathLike) -> tuple[str, Path]:
     archive names the archive); ``NAME.zip`` names the archive; a bare ``NAME`` prefers the safe
     model when both exist."""
     p = Path(path)
+    try:
+        return _model_kind(p)
+    except OSError as exc:  # a name too long for the file system, a path through a file, ...
+        raise ModelLoadError(f"model {brief(str(p))} cannot be looked up: {exc.strerror or exc}") from None
+
+
+def _model_kind(p: Path) -> tuple[str, Path]:
     weights, meta = safe_paths(p)
     archive, _ = model_paths(p)
     if p.suffix == ".zip":
@@ -75,13 +80,16 @@ def model_kind(path: str | os.PathLike) -> tuple[str, Path]:
         return "safe", weights  # loading then says the weights file is missing
     if p.is_file():
         return ("sb3", p) if zipfile.is_zipfile(p) else ("safe", weights)
-    raise ModelLoadError(f"model {str(p)!r} does not exist (looked for {weights.name}, {meta.name} and {archive.name})")
+    raise ModelLoadError(f"model {brief(str(p))} does not exist (looked for it as {WEIGHTS_SUFFIX}, .json and .zip)")
 
 
 def model_exists(path: str | os.PathLike) -> bool:
     """Whether ``path`` names any model file (for the scripts' seat parsing)."""
     p = Path(path)
-    return p.is_file() or any(q.is_file() for q in (*safe_paths(p), model_paths(p)[0]))
+    try:
+        return p.is_file() or any(q.is_file() for q in (*safe_paths(p), model_paths(p)[0]))
+    except (OSError, ModelLoadError):  # a name too long for the file system, or no name at all
+        return False
 
 
 def model_hash(path: str | os.PathLike) -> str:

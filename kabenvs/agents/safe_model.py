@@ -392,11 +392,21 @@ def build_actor(meta: dict[str, Any], tensors: dict[str, Any]) -> ActorNetwork:
 
 
 # -- files -----------------------------------------------------------------------------------------
-def safe_paths(path: str | os.PathLike) -> tuple[Path, Path]:
-    """``(NAME.safetensors, NAME.json)`` for NAME given bare or with either suffix."""
+def model_stem(path: str | os.PathLike) -> Path:
+    """A model's NAME: the path less a ``.safetensors``, ``.json`` or ``.zip`` suffix. A path with
+    no file name (``.``, ``/``, empty) names no model: refused in one line."""
     p = Path(path)
     if p.suffix in (WEIGHTS_SUFFIX, ".json", ".zip"):
         p = p.with_suffix("")
+    if not p.name:
+        raise ModelLoadError(f"model {brief(str(path))} names a folder, not a model: give NAME, NAME.safetensors "
+                             "or NAME.zip")
+    return p
+
+
+def safe_paths(path: str | os.PathLike) -> tuple[Path, Path]:
+    """``(NAME.safetensors, NAME.json)`` for NAME given bare or with either suffix."""
+    p = model_stem(path)
     return p.with_name(p.name + WEIGHTS_SUFFIX), p.with_name(p.name + ".json")
 
 

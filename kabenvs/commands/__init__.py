@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from kabenvs.core.errors import brief
+
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse, but a bad command line is one line naming the problem (exit status 2), like every
@@ -21,7 +23,7 @@ def seed_arg(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer; a seed is an integer >= 0") from None
+        raise argparse.ArgumentTypeError(f"{brief(text)} is not an integer; a seed is an integer >= 0") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value} is negative; a seed is an integer >= 0")
     return value

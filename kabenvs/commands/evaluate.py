@@ -225,7 +225,7 @@ def run(args) -> int:
     models = [s for s in args.seats if s not in BASELINES and not is_search_spec(s) and not is_zoo_spec(s)]
     for m in models:
         if not model_exists(m):
-            raise UsageError(f"SEAT {m!r} is neither a model file nor one of {list(BASELINES)}, search or zoo")
+            raise UsageError(f"SEAT {brief(m)} is neither a model file nor one of {list(BASELINES)}, search or zoo")
         kind, file = model_kind(m)
         if kind == "sb3" and not args.trust_pickle:  # refuse before reading anything else
             raise pickle_refusal(file)

@@ -28,7 +28,7 @@ import numpy as np
 
 from kabenvs.agents.human import Console
 from kabenvs.commands import seed_arg
-from kabenvs.core.errors import ConfigError
+from kabenvs.core.errors import ConfigError, brief
 from kabenvs.core.game import Game
 from kabenvs.core.registry import env_ids, game_class
 from kabenvs.play.session import AgentError, PlaySession, Seat
@@ -134,7 +134,7 @@ def resolve_game(name: str | None) -> type[Game]:
         guesses = [e for e in env_ids() if e.split("_v")[0] == name]
         if len(guesses) == 1:
             return game_class(guesses[0])
-        raise UsageError(f"unknown game {name!r}; known games: {', '.join(env_ids())}") from None
+        raise UsageError(f"unknown game {brief(name)}; known games: {', '.join(env_ids())}") from None
 
 
 def seat_specs(args, default_players: int) -> list[str]:
@@ -196,7 +196,7 @@ def search_seat(spec: str, game: Game, seed: int, trust_pickle: bool = False) ->
     try:
         agent = search_agent_from_spec(spec, game, seed, trust_pickle=trust_pickle)
     except Exception as exc:  # ConfigError, or a model= that fails to load
-        raise UsageError(f"seat {spec!r}: {exc}") from None
+        raise UsageError(f"seat {brief(spec)}: {exc}") from None
     return Seat("search", agent, name=agent.name, seed=seed)
 
 
@@ -205,12 +205,12 @@ def load_model_seat(path: str, game: Game, seed: int, trust_pickle: bool = False
         from kabenvs.agents.policy import load_agent, model_exists  # torch is only imported when a model plays
     except ImportError as exc:
         if not os.path.exists(path):
-            raise UsageError(f"seat {path!r} is neither human, heuristic, random, search, zoo nor an existing model file") from None
+            raise UsageError(f"seat {brief(path)} is neither human, heuristic, random, search, zoo nor an existing model file") from None
         raise UsageError(
             f"cannot load trained model {path!r}: kabenvs.agents.policy is not available ({exc})"
         ) from None
     if not model_exists(path):  # NAME stands for NAME.safetensors + NAME.json (or NAME.zip)
-        raise UsageError(f"seat {path!r} is neither human, heuristic, random, search, zoo nor an existing model file")
+        raise UsageError(f"seat {brief(path)} is neither human, heuristic, random, search, zoo nor an existing model file")
     try:
         agent = load_agent(path, game, seed=seed, deterministic=True, trust_pickle=trust_pickle)
     except Exception as exc:  # ModelLoadError and whatever a broken file raises: one line, exit 2

@@ -7,6 +7,7 @@ the log's text; it ends by checking that the final state and the result are the 
 
 from __future__ import annotations
 
+from kabenvs.core.errors import brief
 from kabenvs.agents.human import Console
 from kabenvs.play.cli import UsageError
 from kabenvs.play.view import final_tables, seen_name
@@ -121,7 +122,7 @@ def _parse_view(text: str, n: int) -> int | None:
     try:
         seat = int(text)
     except ValueError:
-        raise UsageError(f"--view {text!r}: give a seat number 0..{n - 1} or 'all'") from None
+        raise UsageError(f"--view {brief(text)}: give a seat number 0..{n - 1} or 'all'") from None
     if not 0 <= seat < n:
         raise UsageError(f"--view {seat}: this game has seats 0..{n - 1} (or 'all')")
     return seat

@@ -161,3 +161,50 @@ def test_a_mutated_log_line_reads_and_replays_or_is_one_record_error(data, tmp_p
     err = io.StringIO()
     code = play_main(["--replay", str(path)], io.StringIO(""), io.StringIO(), err)
     assert code in (0, 1, 2) and len(err.getvalue().splitlines()) <= 1
+
+
+# -- seat specs ----------------------------------------------------------------------------------
+# What a user types to name a seat (play.py --seat, evaluate.py's SEATs): a bot, a search spec with
+# options, a model path. Values from the ones each option reads, the edge cases of each (empty,
+# huge, NaN, a path with no file name, one too long for the file system) and arbitrary text.
+SEARCH_KEYS = ["sims", "time", "algo", "worlds", "rollout", "model", "c", "leaf", "temp", "norm", "score", "bogus", ""]
+SPEC_VALUES = st.sampled_from([
+    "", "0", "1", "2", "-1", "1e9", "nan", "inf", "1.5", "zoo", ".", "/", "pimc", "ismcts", "flat", "heuristic",
+    "random", "value", "rollout", "x" * 300, "1_000", "\u00b2",
+]) | st.text(max_size=8)
+SEARCH_SPECS = st.builds(
+    lambda items, sep: "search:" + sep.join(f"{k}={v}" for k, v in items),
+    st.lists(st.tuples(st.sampled_from(SEARCH_KEYS), SPEC_VALUES), max_size=4), st.sampled_from([",", ", ", ",,", ";"]),
+)
+SEAT_SPECS = SEARCH_SPECS | SPEC_VALUES | st.text(max_size=60) | st.sampled_from(
+    ["human", "zoo", "model:", "search", "search:", "a/" * 3000, "x" * 5000, "/tmp", "runs/none.zip"])
+
+
+@SETTINGS
+@given(spec=SEAT_SPECS)
+def test_a_seat_spec_makes_a_seat_that_moves_or_is_one_short_line(spec):
+    from kabenvs.core.errors import KabenvsError
+    from kabenvs.play.cli import UsageError, build_seat
+
+    game = make_game("kabaleo_v0", num_players=2)
+    try:
+        seat = build_seat(spec, 0, game, 0, [])
+    except (UsageError, KabenvsError) as exc:
+        assert "\n" not in str(exc) and len(str(exc)) < 600, str(exc)[:700]
+        return
+    agent = getattr(seat, "agent", None)
+    if getattr(agent, "sims", None) and agent.sims <= 50 and getattr(agent, "time", None) is None:
+        state = game.new_state(np.random.default_rng(0))  # a cheap search: it makes a legal move
+        assert agent.act(Decision(state.current_player, state)) in state.legal_actions()
+
+
+@pytest.mark.parametrize("argv", [
+    ["kabaleo_v0", "--seat", "human", "."],  # found at 3,000 examples: Path('.').with_name raised
+    ["kabaleo_v0", "--seat", "human", "search:model=.,sims=2"],
+    ["kabaleo_v0", "--seat", "human", "x" * 5000],  # a name too long for the file system
+    ["kabaleo_v0", "--seat", "human", "search:model=" + "x" * 5000],
+])
+def test_a_seat_that_names_no_model_file_is_one_short_line(argv):
+    err = io.StringIO()
+    assert play_main(argv, io.StringIO(""), io.StringIO(), err) == 2
+    assert len(err.getvalue().splitlines()) == 1 and len(err.getvalue()) < 400, err.getvalue()[:500]

@@ -23,7 +23,7 @@ from kabenvs.agents.search.spec import (
     ALGOS, LEAVES, ROLLOUTS, canonical_name, check_options, is_search_spec, parse_search_spec,
 )
 from kabenvs.agents.search.tree import Prior, SearchSettings, Tree, Worlds, ismcts, pimc
-from kabenvs.core.errors import ConfigError, KabenvsError
+from kabenvs.core.errors import ConfigError, KabenvsError, brief
 from kabenvs.core.game import Game, State
 
 DEFAULT_SIMS = 200
@@ -210,7 +210,7 @@ def search_agent_from_spec(
         try:
             prior = model_prior(path, game, trust_pickle=trust_pickle, temperature=temperature)
         except KabenvsError as exc:  # a model that cannot be loaded is a bad spec value
-            raise ConfigError(f"search model={path!r}: {exc}") from None
+            raise ConfigError(f"search model={brief(path)}: {exc}") from None
         if not prior.has_values:
             if options.get("leaf") == "value":
                 raise ConfigError(f"search leaf=value needs a model with a value head; {path!r} is a safe model "

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kabenvs.core.errors import ConfigError
+from kabenvs.core.errors import ConfigError, brief
 
 PREFIX = "search"
 ALGOS = ("ismcts", "pimc", "flat")
@@ -28,7 +28,7 @@ def _int(low: int):
         try:
             value = int(text)
         except ValueError:
-            raise ConfigError(f"search option {key}={text!r} must be an integer >= {low}") from None
+            raise ConfigError(f"search option {key}={brief(text)} must be an integer >= {low}") from None
         if value < low:
             raise ConfigError(f"search option {key}={value} must be an integer >= {low}")
         return value
@@ -44,7 +44,7 @@ def _float(low: float, strict: bool):
             value = float("nan")
         if value != value or value in (float("inf"),) or (value <= low if strict else value < low):
             bound = f"> {low}" if strict else f">= {low}"
-            raise ConfigError(f"search option {key}={text!r} must be a number {bound}")
+            raise ConfigError(f"search option {key}={brief(text)} must be a number {bound}")
         return value
 
     return conv
@@ -53,7 +53,7 @@ def _float(low: float, strict: bool):
 def _choice(allowed: tuple[str, ...]):
     def conv(key: str, text: str) -> str:
         if text not in allowed:
-            raise ConfigError(f"search option {key}={text!r} is not allowed; choose one of {list(allowed)}")
+            raise ConfigError(f"search option {key}={brief(text)} is not allowed; choose one of {list(allowed)}")
         return text
 
     return conv
@@ -91,7 +91,7 @@ def is_search_spec(spec: str) -> bool:
 def parse_search_spec(spec: str) -> dict[str, Any]:
     """``'search:sims=400,rollout=heuristic'`` -> ``{'sims': 400, 'rollout': 'heuristic'}``."""
     if not isinstance(spec, str) or not is_search_spec(spec.strip()):
-        raise ConfigError(f"{spec!r} is not a search spec; write search or search:key=value,... "
+        raise ConfigError(f"{brief(spec)} is not a search spec; write search or search:key=value,... "
                           f"with keys {', '.join(OPTIONS)}")
     body = spec.strip()[len(PREFIX) + 1:]
     out: dict[str, Any] = {}
@@ -99,11 +99,11 @@ def parse_search_spec(spec: str) -> dict[str, Any]:
         key, sep, text = item.partition("=")
         key, text = key.strip(), text.strip()
         if not sep:
-            raise ConfigError(f"search option {item!r} must look like key=value; keys: {', '.join(OPTIONS)}")
+            raise ConfigError(f"search option {brief(item)} must look like key=value; keys: {', '.join(OPTIONS)}")
         if key not in OPTIONS:
-            raise ConfigError(f"unknown search option {key!r} in {spec!r}; allowed: {', '.join(OPTIONS)}")
+            raise ConfigError(f"unknown search option {brief(key)} in {brief(spec)}; allowed: {', '.join(OPTIONS)}")
         if key in out:
-            raise ConfigError(f"search option {key!r} given twice in {spec!r}")
+            raise ConfigError(f"search option {brief(key)} given twice in {brief(spec)}")
         out[key] = OPTIONS[key][0](key, text)
     check_options(out)
     return out
