@@ -30,7 +30,7 @@ def _int(low: int):
         except ValueError:
             raise ConfigError(f"search option {key}={brief(text)} must be an integer >= {low}") from None
         if value < low:
-            raise ConfigError(f"search option {key}={value} must be an integer >= {low}")
+            raise ConfigError(f"search option {key}={brief(value)} must be an integer >= {low}")
         return value
 
     return conv
