@@ -9,9 +9,18 @@ mutated this way reach far deeper into the readers than random text would.
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any
 
+from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+# The budget of the property tests of untrusted input: small and derandomized in the default run
+# (fixed examples, no example database), ``PROPERTY_EXAMPLES=5000`` for a deeper search.
+EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "40"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                           HealthCheck.function_scoped_fixture])
 
 SCALARS = (
     st.none() | st.booleans() | st.integers(-3, 70) | st.integers() | st.floats(allow_nan=False)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,7 +17,7 @@ import pytest
 
 pytest.importorskip("hypothesis")
 pytest.importorskip("safetensors")
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import kabenvs
@@ -27,11 +26,8 @@ from kabenvs.agents.policy import load_agent
 from kabenvs.core.errors import KabenvsError
 from kabenvs.core.registry import make_game
 from kabenvs.web.study import validate_study
-from tests.hardening.mutate import mutate
+from tests.hardening.mutate import SETTINGS, mutate
 
-EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "40"))
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 # The shipped Kabaleo 2-player agent: a real safe model (weights and metadata), small enough to copy
 # per example.
 ZOO = Path(kabenvs.__file__).parent / "zoo" / "agents" / "kabaleo_v0-2p"

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("hypothesis")
 import yaml
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from kabenvs.agents.base import Decision
@@ -21,14 +21,10 @@ from kabenvs.agents.human import ECHO_LIMIT, MAX_ANSWER, Console, HumanAgent, Qu
 from kabenvs.core.registry import make_game
 from kabenvs.play.cli import main as play_main
 from kabenvs.records import RecordError, make_record, read_records, replay_states
-from tests.hardening.mutate import JSON, mutate
+from tests.hardening.mutate import JSON, SETTINGS, mutate
 from training.config import TrainingConfigError, apply_overrides, load_config, validate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-EXAMPLES = int(os.environ.get("PROPERTY_EXAMPLES", "40"))
-SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.function_scoped_fixture])
 
 
 # -- configs ----------------------------------------------------------------------------------
