@@ -104,6 +104,22 @@ def full_games(game: Game, seed: int, n_games: int, min_games: int = 3):
         yield before, actions, state
 
 
+def usable_world(state, seat: int, rng_at):
+    """A world of ``state`` for ``seat`` as a consumer gets one: a world marked
+    ``followed_truth`` (a resampler whose search budget ran out kept the real hidden choices;
+    ``kabenvs.core.patience``) is never walked by the search bot nor handed out by the OpenSpiel
+    bridge, which draw again, patiently, instead; so do the kit's checks of what worlds hold.
+    ``rng_at(retry)``: the generator of the first draw (0) and of each patient one."""
+    world = state.resample_hidden(seat, rng_at(0))
+    retry = 0
+    while world.followed_truth:
+        retry += 1
+        assert retry <= 3, "three patient draws in a row kept the real hidden choices"
+        with patient():
+            world = state.resample_hidden(seat, rng_at(retry))
+    return world
+
+
 def worlds_distribution_gap(state, seat: int, other, draws: int) -> tuple[float, tuple]:
     """The largest two-sample z statistic, over every (hidden zone, item), of how many copies of
     the item the zone holds in ``draws`` worlds resampled from ``state`` and from ``other`` (a
@@ -111,20 +127,13 @@ def worlds_distribution_gap(state, seat: int, other, draws: int) -> tuple[float,
     For a game that does not claim ``worlds_depend_only_on_information`` (docs/adding_a_game.md):
     its worlds must at least follow one distribution on states the seat cannot tell apart.
 
-    Only the worlds a consumer uses are compared: a world marked ``_followed_truth`` (a resampler
-    whose search budget ran out kept the real hidden choices; ``kabenvs.core.patience``) is never
-    walked by the search bot or handed out by the OpenSpiel bridge, so it is drawn again, patiently."""
+    Only the worlds a consumer uses are compared (``usable_world``)."""
     counts = []
     for source, offset in ((state, 0), (other, 10**6)):
         rows = []
         for i in range(draws):
-            world = source.resample_hidden(seat, np.random.default_rng(offset + i))
-            retry = 0
-            while getattr(world, "_followed_truth", False):
-                retry += 1
-                assert retry <= 3, "three patient draws in a row kept the real hidden choices"
-                with patient():
-                    world = source.resample_hidden(seat, np.random.default_rng((offset + i, retry)))
+            world = usable_world(source, seat, lambda retry, i=i: np.random.default_rng(
+                offset + i if retry == 0 else (offset + i, retry)))
             rows.append(Counter((z, x) for z, items in world.hidden_zones(seat).items() for x in items))
         counts.append(rows)
     worst = (0.0, ())

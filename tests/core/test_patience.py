@@ -78,3 +78,30 @@ def test_cabula_patient_draws_find_a_world_where_the_budget_ran_out():
     # one pass over the events (plus the fixed 500 steps) a try: "truth" still fits, the others
     # often do not
     _check(_marked_then_patient("cabula_v0", 4, module, "BUDGET", 1, seed=0, every=5))
+
+
+def test_the_kits_usable_world_draws_a_marked_world_again_patiently():
+    """The kit's checks of what worlds hold look at the worlds a consumer uses: a world marked
+    ``followed_truth`` is drawn again inside ``patient()``, with the next generator; three marked
+    patient draws in a row fail the check rather than pass a truth-following world."""
+    from tests.core.kit import usable_world
+
+    class Source:
+        def __init__(self, marked_when_patient: int) -> None:
+            self.calls: list[tuple[bool, int]] = []
+            self.marked_when_patient = marked_when_patient
+
+        def resample_hidden(self, seat, rng):
+            self.calls.append((is_patient(), rng))
+            patient_calls = sum(p for p, _ in self.calls)
+            world = type("World", (), {})()
+            world.followed_truth = not is_patient() or patient_calls <= self.marked_when_patient
+            world.rng = rng
+            return world
+
+    source = Source(marked_when_patient=1)
+    world = usable_world(source, 0, lambda retry: retry)
+    assert not world.followed_truth and world.rng == 2
+    assert source.calls == [(False, 0), (True, 1), (True, 2)]
+    with pytest.raises(AssertionError, match="three patient draws"):
+        usable_world(Source(marked_when_patient=3), 0, lambda retry: retry)
