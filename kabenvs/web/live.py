@@ -108,7 +108,7 @@ def check_web_search(spec: str, index: int) -> None:
                        "(the zoo and model:NAME seats are)")
     for key, limit in (("sims", WEB_MAX_SIMS), ("time", WEB_MAX_TIME), ("worlds", WEB_MAX_WORLDS)):
         if options.get(key, 0) > limit:
-            raise WebError(400, f"seat {index}: search {key}={options[key]} is more than this server "
+            raise WebError(400, f"seat {index}: search {key}={brief(options[key])} is more than this server "
                            f"offers; at most {key}={limit:g}")
 
 
@@ -336,7 +336,7 @@ class Manager:
                 return None
             raise WebError(403, "the all-seeing view needs the watch link, and only once no human plays")
         if not 0 <= seat < n:
-            raise WebError(400, f"seat {seat} does not exist in this {n}-player game")
+            raise WebError(400, f"seat {brief(seat)} does not exist in this {n}-player game")
         stored = live.row.seats[seat]
         if stored["kind"] != "human":
             raise WebError(403, f"seat {seat} is not a human seat")
@@ -381,12 +381,12 @@ class Manager:
             if live.row.status != "playing":
                 raise WebError(409, f"the game is over ({live.row.status})")
             if move != live.moves:
-                raise WebError(409, f"stale move: the game is at move {live.moves}, your page at {move}; "
+                raise WebError(409, f"stale move: the game is at move {live.moves}, your page at {brief(move)}; "
                                "it has moved on")
             if live.state.current_player != seat or live.only_choice_taken():
                 raise WebError(409, f"it is not player {seat}'s decision")
             if isinstance(action, bool) or not isinstance(action, int) or not live.state.is_legal(action):
-                raise WebError(400, f"illegal move {action!r} for {live.state.decision()!r}")
+                raise WebError(400, f"illegal move {brief(action)} for {live.state.decision()!r}")
             live.apply(action)
             self.store.save_progress(live.row)
         self.kick(live)

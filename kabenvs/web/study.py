@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kabenvs.core.errors import ConfigError
+from kabenvs.core.errors import ConfigError, brief
 from kabenvs.core.registry import env_ids, game_class
 
 NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
@@ -93,7 +93,7 @@ class Study:
 
 
 def _bad(source: str, key: str, value: Any, allowed: str) -> StudyConfigError:
-    return StudyConfigError(f"{source}: {key}={value!r} is not allowed; {allowed}")
+    return StudyConfigError(f"{source}: {key}={brief(value)} is not allowed; {allowed}")
 
 
 def validate_study(raw: Any, source: str = "study") -> Study:
@@ -105,7 +105,7 @@ def validate_study(raw: Any, source: str = "study") -> Study:
     for key in raw:
         if key not in KEYS:
             raise StudyConfigError(
-                f"{source}: unknown key {key!r}{_suggest(key, KEYS)}; allowed: {sorted(KEYS)}")
+                f"{source}: unknown key {brief(key)}{_suggest(key, KEYS)}; allowed: {sorted(KEYS)}")
     for key in ("study", "game", "agents", "games_per_participant"):
         if key not in raw:
             raise StudyConfigError(f"{source}: missing key {key!r} ({KEYS[key]})")

@@ -25,6 +25,9 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, data
 SCALARS = (
     st.none() | st.booleans() | st.integers(-3, 70) | st.integers() | st.floats(allow_nan=False)
     | st.floats() | st.text(max_size=6)
+    # a number of a thousand digits: JSON readers take it (Python's, up to 4,300), and an error
+    # that echoes it whole is a thousand characters long (the web's move errors did)
+    | st.sampled_from([10**1000, -(10**1000)])
 )
 JSON = st.recursive(
     SCALARS,
@@ -84,7 +87,9 @@ def mutate(data, doc: Any, root_keys: tuple = ()) -> str:
         else:
             container[key] = old + data.draw(st.sampled_from([-1, 1, -2, 2, 50, -50, 10**6]), label="by")
     elif op == "retype":
-        options = [str(old), [old], {"v": old}, None, float(old) if isinstance(old, int) else 1.5, True]
+        # (float() of an int past ~1e308 overflows: such a number becomes 1.5 like the rest)
+        as_float = float(old) if isinstance(old, int) and abs(old) < 2**1023 else 1.5
+        options = [str(old), [old], {"v": old}, None, as_float, True]
         container[key] = data.draw(st.sampled_from(options), label="as")
     elif op == "duplicate":
         if isinstance(container, list):

@@ -160,3 +160,15 @@ def test_a_browser_cannot_make_study_games(tmp_path):
         assert r.status_code == 200
         assert c.get("/api/studies/pilot/results").json()["games"] == 0
         assert c.app.state.manager.games[r.json()["id"]].row.options.get("study") is None
+
+
+def test_a_long_value_in_a_study_config_is_not_echoed_whole():
+    """Found when the property tests' values gained numbers of a thousand digits: every refusal of
+    a study config echoed the value whole (a 1,000-digit players count, a 5,000-character name)."""
+    good = {"study": "pilot", "game": "kabaleo_v0", "agents": ["heuristic"], "games_per_participant": 4}
+    for bad in ({"study": "x" * 5000}, {"players": 10**1000}, {"agents": ["y" * 5000] * 3 + ["human"]},
+                {"games_per_participant": -(10**1000)}, {"seed": 10**1000}, {"z" * 5000: 1}):
+        with pytest.raises(StudyConfigError) as info:
+            validate_study({**good, **bad}, "s.yaml")
+        text = str(info.value)
+        assert "\n" not in text and len(text) < 300, text[:400]

@@ -124,3 +124,23 @@ def test_a_long_value_in_a_request_is_not_echoed_whole(tmp_path):
         ]
     for r in replies:
         assert 400 <= r.status_code < 500 and len(r.json()["error"]) < 250, r.json()["error"][:300]
+
+
+def test_a_huge_number_in_a_move_is_not_echoed_whole(tmp_path):
+    """A JSON number of a thousand digits (json reads integers of up to 4,300) as the action, the
+    move counter or the seat came back whole in the error (1,000+ characters); a search spec's
+    option within the 200-character spec limit, nearly so."""
+    huge = 10**1000
+    with _client(tmp_path) as c:
+        made = _new(c, seats=("human", "human"), seed=1).json()
+        gid, token = made["id"], made["links"]["0"].split("token=")[1]
+        move = c.get(f"/api/games/{gid}/view?seat=0", headers={"X-Token": token}).json()["move"]
+        replies = [
+            c.post(f"/api/games/{gid}/move", json={"seat": 0, "action": huge, "move": move}, headers={"X-Token": token}),
+            c.post(f"/api/games/{gid}/move", json={"seat": 0, "action": -huge, "move": move}, headers={"X-Token": token}),
+            c.post(f"/api/games/{gid}/move", json={"seat": 0, "action": 0, "move": huge}, headers={"X-Token": token}),
+            c.post(f"/api/games/{gid}/move", json={"seat": huge, "action": 0, "move": move}, headers={"X-Token": token}),
+            _new(c, seats=("human", "search:sims=" + "9" * 185)),
+        ]
+    for r in replies:
+        assert 400 <= r.status_code < 500 and len(r.json()["error"]) < 250, r.json()["error"][:300]
