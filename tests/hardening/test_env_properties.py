@@ -27,7 +27,7 @@ from .mutate import EXAMPLES, SETTINGS
 NOT_ACTIONS = (
     st.integers() | st.floats() | st.booleans() | st.text(max_size=8) | st.none()
     | st.lists(st.integers(0, 3), max_size=2) | st.just(np.int64(-1)) | st.just(np.float32(0.5))
-    | st.just(np.bool_(True)) | st.just(np.array([0, 1]))
+    | st.just(np.bool_(True)) | st.just(np.array([0, 1])) | st.sampled_from([10**1000, -(10**1000), 2**63])
 )
 AGENT_NAMES = st.text(max_size=12) | st.integers() | st.none() | st.just(["player_0"]) | st.just("player_0 ")
 
