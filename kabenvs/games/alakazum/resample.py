@@ -32,6 +32,8 @@ A state without a recorded start (an older save) is treated as its own start.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -191,7 +193,7 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
         observed = _observed(state, p, origin, actions, hidden_steps[0])
         for _ in range(resample_tries(1)):  # one try, or several when patient (core.patience)
             world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
-                              hidden_steps, run_start, observed)
+                              hidden_steps, run_start, observed, chance.seen_at, chance.keep_needs)
             if world is not None:
                 break
     followed = world is None and bool(hidden_steps)  # the budget ran out: the real choices
@@ -278,7 +280,7 @@ RECHOOSE_BUDGET = 4
 
 
 def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hidden_steps, run_start,
-              observed):
+              observed, seen_at, keep_needs):
     """The world with each of ``hidden_steps`` (another seat's choice hidden from ``p``) drawn
     again among the moves the world allows there that leave ``p``'s observation as the real one
     did, every later step checked (legal, and ``p`` sees what it saw). A choice that a later step
@@ -297,6 +299,18 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
         move that reads differently to ``p`` is caught by the check right after it (``p`` sees
         its observation then), which costs one observation per move tried, not per move."""
         legal = w.legal_actions()
+        k = hidden_steps[j]
+        # A Forest Magic put-back place whose card the seat later saw drawn holds that class in
+        # every world (``_Chance.seen_at``): only it is offered there, and a keep is offered only
+        # if the rest of the pool still holds every such class of its spell.
+        if k in seen_at:
+            want = game.forest_id[seen_at[k]]
+            return [want] if want in legal else []
+        needs = keep_needs.get(k)
+        if needs:
+            cls = game.cs.cls
+            pool = Counter(cls[c] for c in w.fm)
+            legal = [a for a in legal if not needs - (pool - Counter([game.move_of[a][0]]))]
         return [legal[i] for i in rng.permutation(len(legal))]
 
     # A run of hidden steps (the cards of one gift, a Forest Magic keep and its put-back order)
@@ -398,9 +412,20 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     _route_seen_copies_first(replay, p, seen)
     chance = _track_chance(replay)
     kind_of, move_of = game.kind_of, game.move_of
+    cls = game.cs.cls
+    put_back: dict[int, int] = {}  # card -> the step another caster put it back on the deck
+    keep_of: dict[int, int] = {}  # put-back step -> the step of its spell's keep
+    keep = -1
     for k, a in enumerate(actions):
         taken.append(_taken(replay, a))
         pend = replay.pending
+        if pend is not None and pend["p"] != p and pend["k"] == FM_KEEP:
+            keep = k
+        fm_left = None  # the pool before a put-back step
+        if pend is not None and pend["p"] != p and pend["k"] == FM_ORDER:
+            put_back[taken[k]] = k
+            keep_of[k] = keep
+            fm_left = replay.fm[:]
         # Another seat's choice hidden from p, among cards p has seen at some point: relabelling
         # the never-seen cards cannot vary those, so the world re-chooses it (resample). Among
         # never-seen cards only, the relabelling already varies the choice.
@@ -417,10 +442,33 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
             for c in replay.hands[replay.pending["p"]]:
                 barred.setdefault(c, set()).add(move_of[a][0])
         # the real game's own moves: legal by construction, so the legality check is skipped
+        shuffles = len(chance.orders)
+        chance.drawn.clear()
         replay.history.append(a)
         replay._apply(a)
         replay._forget_legal()
-        seen |= visible(replay, p)
+        now = visible(replay, p)
+        seen |= now
+        if fm_left is not None and not replay.fm and not replay.fm_order:
+            # the spell resolved: the card no step chose went under the others by rule
+            for c in fm_left:
+                if c != taken[k]:
+                    put_back[c] = -1 - keep  # (a keep's need, not a step's)
+        if put_back:
+            if len(chance.orders) != shuffles:
+                put_back.clear()  # a reshuffle: the put-back places are gone
+            for c in chance.drawn:
+                if c in put_back and c in now:
+                    at = put_back.pop(c)
+                    if at >= 0:
+                        chance.seen_at[at] = cls[c]
+                    else:
+                        chance.keep_needs.setdefault(-1 - at, Counter())[cls[c]] += 1
+            waiting = set(replay.fm_order) | set(replay.forest)  # (put back when the order is done)
+            for c in [c for c in put_back if c not in waiting]:
+                del put_back[c]  # left unseen, or taken by a Forest Magic (the seat sees a set)
+    for k, c in chance.seen_at.items():
+        chance.keep_needs.setdefault(keep_of[k], Counter())[c] += 1
     for name in ("_find", "_roll", "_shuffle_order", "_draw_forest", "_fm_sets"):
         delattr(replay, name)  # the engine's own methods again (the replay is kept as the present)
     memo[key] = (seen, taken, barred, secret, replay, chance)
@@ -436,6 +484,15 @@ class _Chance:
         self.rolls: list[int] = []
         self.orders: list[list[int]] = []
         self.low = 0
+        self.drawn: list[int] = []  # the cards drawn during the step being replayed
+        # Put-back steps of another caster's Forest Magic whose card later left the deck in a
+        # single draw the seat saw (into its own hand, or turned up to be fought), with no
+        # Forest Magic take or reshuffle in between: step -> the card's class. The seat knows
+        # that class was at that place (deck sizes are public), so every world has it there too.
+        self.seen_at: dict[int, int] = {}
+        # For each Forest Magic keep of another caster: the classes its later put-back steps must
+        # place (``seen_at``), so a keep that leaves the pool without them is refused at once.
+        self.keep_needs: dict[int, Counter] = {}
 
 
 def _track_chance(replay: "AlakazumState") -> _Chance:
@@ -457,6 +514,7 @@ def _track_chance(replay: "AlakazumState") -> _Chance:
     def draw_forest(q: int) -> int:
         card = draw(q)
         out.low = min(out.low, len(replay.forest))
+        out.drawn.append(card)
         return card
 
     def take_for_forest_magic(q: int, take: int) -> None:
