@@ -449,7 +449,7 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
         replay._forget_legal()
         now = visible(replay, p)
         seen |= now
-        if fm_left is not None and not replay.fm and not replay.fm_order:
+        if fm_left is not None and keep >= 0 and not replay.fm and not replay.fm_order:
             # the spell resolved: the card no step chose went under the others by rule
             for c in fm_left:
                 if c != taken[k]:
