@@ -33,7 +33,6 @@ A state without a recorded start (an older save) is treated as its own start.
 from __future__ import annotations
 
 from collections import Counter
-
 from typing import TYPE_CHECKING
 
 import numpy as np
