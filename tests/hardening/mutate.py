@@ -37,6 +37,14 @@ JSON = st.recursive(
 OPS = ("drop", "add", "replace", "nudge", "retype", "duplicate")
 
 
+def assert_one_line(exc: BaseException, kinds: tuple, limit: int) -> None:
+    """A refusal of untrusted input: one of ``kinds``, one non-empty line of at most ``limit``
+    characters (an echoed value is cut by ``brief``)."""
+    text = str(exc)
+    assert isinstance(exc, kinds), f"{type(exc).__name__}: {text[:300]}"
+    assert text and "\n" not in text and len(text) <= limit, text[:limit + 100]
+
+
 def _children(node: Any) -> list:
     if isinstance(node, dict):
         return list(node)

@@ -22,7 +22,7 @@ import kabenvs
 from kabenvs.core.errors import KabenvsError
 from tests.core.kit import CASES
 
-from .mutate import EXAMPLES, SETTINGS
+from .mutate import EXAMPLES, SETTINGS, assert_one_line
 
 NOT_ACTIONS = (
     st.integers() | st.floats() | st.booleans() | st.text(max_size=8) | st.none()
@@ -33,9 +33,8 @@ AGENT_NAMES = st.text(max_size=12) | st.integers() | st.none() | st.just(["playe
 
 
 def _one_line(exc: BaseException) -> None:
-    text = str(exc)
-    assert isinstance(exc, (KabenvsError, ValueError)), f"{type(exc).__name__}: {text}"
-    assert text and "\n" not in text and len(text) < 2000, text
+    # (an illegal action's message lists up to 40 legal choices: long, but one line)
+    assert_one_line(exc, (KabenvsError, ValueError), 2000)
 
 
 def _names_a_legal_move(action, mask) -> bool:

@@ -26,7 +26,7 @@ from kabenvs.agents.policy import load_agent
 from kabenvs.core.errors import KabenvsError
 from kabenvs.core.registry import make_game
 from kabenvs.web.study import validate_study
-from tests.hardening.mutate import SETTINGS, mutate
+from tests.hardening.mutate import SETTINGS, assert_one_line, mutate
 
 # The shipped Kabaleo 2-player agent: a real safe model (weights and metadata), small enough to copy
 # per example.
@@ -37,9 +37,7 @@ LONGEST_ERROR = 600
 
 
 def _one_line(exc: BaseException) -> None:
-    text = str(exc)
-    assert isinstance(exc, KabenvsError), f"{type(exc).__name__}: {text[:300]}"
-    assert text and "\n" not in text and len(text) <= LONGEST_ERROR, text[:LONGEST_ERROR + 100]
+    assert_one_line(exc, (KabenvsError,), LONGEST_ERROR)
 
 
 def _plays(agent) -> None:
