@@ -124,8 +124,12 @@ def _stats(s: "AlakazumState", c: int) -> str:
             f"culture {card.points[lv]})")
 
 
+def _card_names(s: "AlakazumState", cards) -> list[str]:
+    return [s.game.cs.cards[c].name for c in cards]
+
+
 def _names(s: "AlakazumState", cards) -> str:
-    return ", ".join(s.game.cs.cards[c].name for c in cards) or "nothing"
+    return ", ".join(_card_names(s, cards)) or "nothing"
 
 
 def _sees_all(seat: int | None, p: int) -> bool:
@@ -259,7 +263,11 @@ def _event_lines(s: "AlakazumState", e: tuple, seat: int | None, old_levels: lis
         return [f"player {p} casts {SPELLS[sp]}"]
     if kind == "reveal":  # an Alakazum's objects (a market card or food is named by the move)
         _, p, cards, k = e
-        return [f"player {p} shows {_names(s, cards)}"] if cards and k == "alakazum_phase" else []
+        # by name, not in the hand's order: which place a card holds in a hand follows how it got
+        # there, which the others need not have seen (the shared kit met the two orders read apart)
+        if not cards or k != "alakazum_phase":
+            return []
+        return [f"player {p} shows {', '.join(sorted(_card_names(s, cards)))}"]
     return []
 
 

@@ -263,3 +263,21 @@ def test_ana_against_pep_narrated_and_drawn():
         "player 0: pass",
         "player 1 hypnotises player 0's Penitente (die 2 against resistance 1): it joins their team at its "
         "level"]
+
+
+def test_an_alakazum_names_the_objects_it_shows_in_the_same_order_whatever_the_hands_order():
+    """The order of a hand follows how its cards got there, which the others need not have seen:
+    the shared kit (KIT_SEED=8) met a world whose hand held the amulet and the Txapela the other
+    way round and narrated them in that order. Shown cards are named by name, in one order."""
+    tales = set()
+    for hand in (["Multicolour amulet", "Txapela", "Magic hat 1"], ["Txapela", "Magic hat 1", "Multicolour amulet"]):
+        t = Table(2)
+        t.arrange(teams={0: [("Olentzero", 2), ("Kattalin", 2), ("Basajaun", 2)], 1: [("Pilotari", 0)]},
+                  hands={0: hand})
+        s = t.at_alakazum(0)
+        legal = [s.action_name(a) for a in s.legal_actions()]
+        name = next(m for m in legal if m.startswith("conjure an Alakazum with EUS"))
+        before, a = step(s, name)
+        tales.add(tuple(tale(s, before, a, seat) for seat in (0, 1, None)))
+    assert len(tales) == 1
+    assert "player 0 shows Multicolour amulet, Txapela" in next(iter(tales))[1]
