@@ -192,7 +192,8 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
         observed = _observed(state, p, origin, actions, hidden_steps[0])
         for _ in range(resample_tries(1)):  # one try, or several when patient (core.patience)
             world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
-                              hidden_steps, run_start, observed, chance.seen_at, chance.keep_needs)
+                              hidden_steps, run_start, observed, chance.seen_at, chance.keep_needs,
+                              chance.gift_to)
             if world is not None:
                 break
     followed = world is None and bool(hidden_steps)  # the budget ran out: the real choices
@@ -279,7 +280,7 @@ RECHOOSE_BUDGET = 4
 
 
 def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hidden_steps, run_start,
-              observed, seen_at, keep_needs):
+              observed, seen_at, keep_needs, gift_to):
     """The world with each of ``hidden_steps`` (another seat's choice hidden from ``p``) drawn
     again among the moves the world allows there that leave ``p``'s observation as the real one
     did, every later step checked (legal, and ``p`` sees what it saw). A choice that a later step
@@ -292,6 +293,15 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     _follow(world, game, actions, taken, sigma, 0, first)
     budget = resample_budget(RECHOOSE_BUDGET * len(actions) + 200)
     ends = hidden_steps[1:] + [len(actions)]
+    # hidden step -> the latest earlier one of the same sequence of gifts to the same player
+    same_gift: dict[int, int] = {}
+    last_of: dict[tuple[int, int], int] = {}
+    for j, k in enumerate(hidden_steps):
+        key = gift_to.get(k)
+        if key is not None:
+            if key in last_of:
+                same_gift[j] = last_of[key]
+            last_of[key] = j
 
     def options_at(w, j: int) -> list[int]:
         """The moves at hidden step ``j`` in random order. Every legal move there is offered: a
@@ -305,6 +315,13 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
         if k in seen_at:
             want = game.forest_id[seen_at[k]]
             return [want] if want in legal else []
+        # The hidden cards one sequence of gifts sends to one player end in the same hands
+        # whatever their order, what the seat sees on the way does not depend on them, and no
+        # rule reads the order of a hand: one order (by type) is offered, not each of the k!
+        # orders of a set of k cards.
+        if j in same_gift:
+            prev = w.history[hidden_steps[same_gift[j]]]
+            legal = [a for a in legal if a >= prev]
         needs = keep_needs.get(k)
         if needs:
             cls = game.cs.cls
@@ -398,7 +415,7 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
         return memo[key]
     if any(k[1] != key[1] for k in memo):
         memo.clear()  # the state moved on: only the current position's facts are kept
-    from kabenvs.games.alakazum.rules import FM_KEEP, FM_ORDER, GIVE_CARD
+    from kabenvs.games.alakazum.rules import FM_KEEP, FM_ORDER, GIVE_CARD, GIVE_TO
 
     game = state.game
     seen = visible(origin, p)
@@ -415,9 +432,14 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     put_back: dict[int, int] = {}  # card -> the step another caster put it back on the deck
     keep_of: dict[int, int] = {}  # put-back step -> the step of its spell's keep
     keep = -1
+    gifts = 0  # numbers each sequence of gifts (one Halloween's half of a hand)
+    giving = False
     for k, a in enumerate(actions):
         taken.append(_taken(replay, a))
         pend = replay.pending
+        now_giving = pend is not None and pend["k"] in (GIVE_TO, GIVE_CARD)
+        gifts += now_giving and not giving
+        giving = now_giving
         if pend is not None and pend["p"] != p and pend["k"] == FM_KEEP:
             keep = k
         fm_left = None  # the pool before a put-back step
@@ -437,11 +459,12 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
                 pool = ()
             if pool:
                 secret.append((k, any(c in seen for c in pool), pend["p"]))
+                if pend["k"] == GIVE_CARD:
+                    chance.gift_to[k] = (gifts, pend["to"])
         if kind_of[a] == "alakazum" and replay.pending["p"] != p:
             for c in replay.hands[replay.pending["p"]]:
                 barred.setdefault(c, set()).add(move_of[a][0])
         # the real game's own moves: legal by construction, so the legality check is skipped
-        shuffles = len(chance.orders)
         chance.drawn.clear()
         replay.history.append(a)
         replay._apply(a)
@@ -454,8 +477,11 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
                 if c != taken[k]:
                     put_back[c] = -1 - keep  # (a keep's need, not a step's)
         if put_back:
-            if len(chance.orders) != shuffles:
-                put_back.clear()  # a reshuffle: the put-back places are gone
+            # (A reshuffle does not unpin: a world replays the real reshuffle orders, all but the
+            # last one's bottom cards, which no later draw reaches, so a place's card still comes
+            # out at the same draw in every world, and a draw the seat sees still fixes its class.
+            # Clearing the places there left 9 of 10 usual draws falling back at late 5-player
+            # positions where two put-back cards came out in view after three reshuffles.)
             for c in chance.drawn:
                 if c in put_back and c in now:
                     at = put_back.pop(c)
@@ -486,12 +512,16 @@ class _Chance:
         self.drawn: list[int] = []  # the cards drawn during the step being replayed
         # Put-back steps of another caster's Forest Magic whose card later left the deck in a
         # single draw the seat saw (into its own hand, or turned up to be fought), with no
-        # Forest Magic take or reshuffle in between: step -> the card's class. The seat knows
-        # that class was at that place (deck sizes are public), so every world has it there too.
+        # Forest Magic take in between: step -> the card's class. Deck sizes are public and a
+        # world replays the real reshuffle orders (``_script_chance``), so in every world the
+        # card at that place comes out at that draw: any other class there fails the replay.
         self.seen_at: dict[int, int] = {}
         # For each Forest Magic keep of another caster: the classes its later put-back steps must
         # place (``seen_at``), so a keep that leaves the pool without them is refused at once.
         self.keep_needs: dict[int, Counter] = {}
+        # Each hidden gift step: (which sequence of gifts, the recipient), both public (the
+        # giver names the recipient before the card).
+        self.gift_to: dict[int, tuple[int, int]] = {}
 
 
 def _track_chance(replay: "AlakazumState") -> _Chance:

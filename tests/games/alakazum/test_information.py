@@ -533,21 +533,27 @@ def test_forest_magic_places_the_seat_saw_drawn_are_the_same_in_every_world():
     """The resampler offers, at another caster's Forest Magic put-back step whose card the seat
     later saw drawn from that place (into its own hand, or turned up to be fought), only that
     class, and a keep only where the rest of the pool holds those classes (``_Chance.seen_at``,
-    ``keep_needs``). That is the seat's own knowledge, not the truth's: the same places and
-    classes come out of the replay of every world it cannot tell from the truth, and every world
-    holds the class there. (Measured on 2026-12-05 over 100 positions of six 5-player games, three
-    draws each: 33 of 300 draws fell back instead of 44, 18.9 ms a draw instead of 23.5.)"""
+    ``keep_needs``), also with reshuffles between (a world replays the real reshuffle orders).
+    That follows from what the seat saw, not from the truth: the same places and classes come
+    out of the replay of every world it cannot tell from the truth, and every world holds the
+    class there. (Measured on 2026-12-05 over 100 positions of six 5-player games, three draws
+    each: 33 of 300 draws fell back instead of 44, 18.9 ms a draw instead of 23.5; pinning through
+    reshuffles too, later that day, over 128 positions: 8 of 384 instead of 62.)"""
     from kabenvs.games.alakazum import resample
 
     positions = _pinned_positions(5, 4)
     assert len(positions) >= 6  # the premise: such places occur in full-length games
     cls = AlakazumGame(num_players=5).new_state(0).game.cs.cls
+    through_reshuffles = 0
     for state, seat, seen_at, keep_needs in positions:
         # each pinned card left the deck into the seat's sight: its own hand, a fight, or a hand
         # where it knows the card (checked on the replay, apart from the resampler's tracking)
         origin, actions = resample._start_of(state)
         taken = resample._history_facts(state, seat, origin, actions)[1]
         replay = origin.clone()
+        shuffles = []  # the steps where the forest deck was reshuffled
+        shuffle_order = replay._shuffle_order
+        replay._shuffle_order = lambda n: shuffles.append(step) or shuffle_order(n)
         left: dict[int, bool] = {}
         watched = {taken[k]: k for k in seen_at}
         for step, a in enumerate(actions):
@@ -558,6 +564,7 @@ def test_forest_magic_places_the_seat_saw_drawn_are_the_same_in_every_world():
                     target = replay.combat["target"] if replay.combat is not None else -1
                     left[c] = (c in replay.hands[seat] or c == target
                                or any(c in kn for kn in replay.known[seat]))
+                    through_reshuffles += any(watched[c] < k < step for k in shuffles)
         assert all(left.get(c) for c in watched), (seat, seen_at, left)
         for d in range(3):
             world = state.resample_hidden(seat, np.random.default_rng(d))
@@ -568,3 +575,58 @@ def test_forest_magic_places_the_seat_saw_drawn_are_the_same_in_every_world():
             assert facts[5].seen_at == seen_at and facts[5].keep_needs == keep_needs
             for k, c in seen_at.items():
                 assert cls[facts[1][k]] == c  # the card the world's step put back there
+    assert through_reshuffles  # some pinned card came out after a reshuffle
+
+
+def test_the_order_of_hidden_gifts_to_one_player_is_no_information_so_worlds_take_one_order():
+    """The resampler offers the hidden cards that one sequence of gifts sends to one player in one
+    order (by type), not in each of their k! orders (``_Chance.gift_to``). That loses no world
+    only if the order is invisible and changes nothing: here, on a random 3-player game where
+    player 0 gives half of its hand (four cards player 2 receives unseen by seat 1, among cards
+    seat 1 had seen), the real history with those four gifts in another order is legal, reads the
+    same to seat 1 at every step (observation, move names, narration) and ends with the same
+    cards in the same hands; and every world drawn there sends them in order."""
+    import random
+
+    from kabenvs.games.alakazum import resample
+
+    game = AlakazumGame(num_players=3)
+    state = game.new_state(np.random.default_rng(2))
+    rnd = random.Random(2)
+    for _ in range(300):
+        state.apply(rnd.choice(state.legal_actions()))
+    seat = 1
+    origin, actions = resample._start_of(state)
+    chance = resample._history_facts(state, seat, origin, actions)[5]
+    groups: dict[tuple, list[int]] = {}
+    for k, key in chance.gift_to.items():
+        groups.setdefault(key, []).append(k)
+    steps = max(groups.values(), key=len)
+    assert len(steps) == 4 and len({actions[k] for k in steps}) == 4  # four different cards
+    hidden = resample._runs_to_rechoose(resample._history_facts(state, seat, origin, actions)[3])[0]
+    assert set(steps) <= set(hidden)  # re-chosen in the worlds
+
+    moved = actions[:]
+    for k, a in zip(steps, reversed([actions[k] for k in steps])):
+        moved[k] = a
+    real, other = origin.clone(), origin.clone()
+    for a, b in zip(actions, moved):
+        assert real.action_name_for(a, seat) == other.action_name_for(b, seat)
+        before_real, before_other = real.clone(), other.clone()
+        real.apply(a)
+        other.apply(b)  # legal: raises otherwise
+        assert real.narrate(before_real, a, seat) == other.narrate(before_other, b, seat)
+        np.testing.assert_array_equal(real.observation(seat), other.observation(seat))
+    assert real.pending == other.pending
+    for q in range(3):
+        assert sorted(game.cs.htype[c] for c in real.hands[q]) == sorted(game.cs.htype[c] for c in other.hands[q])
+
+    checked = 0
+    for d in range(10):
+        world = state.resample_hidden(seat, np.random.default_rng(d))
+        if not world.followed_truth:
+            sent = [world.history[k] for k in steps]
+            assert sent == sorted(sent)
+            assert all(world.game.kind_of[a] == "give" for a in sent)
+            checked += 1
+    assert checked >= 1  # (most draws here fall back: docs, "Known gaps")
