@@ -30,16 +30,18 @@ def test_the_budget_is_raised_only_inside_the_block():
     assert not is_patient()
 
 
-def _marked_then_patient(env_id: str, players: int, module, name: str, base, seed: int, every: int):
-    """With the resampler's usual budget shrunk to ``base``, the positions of a random game where
-    a seat's world comes back marked, and what a patient draw gives there."""
+def _marked_then_patient(env_id: str, players: int, module, shrunk: dict, seed: int, every: int):
+    """With the resampler's usual budget shrunk (``shrunk``: its module's budget constants and
+    their small values), the positions of a random game where a seat's world comes back marked,
+    and what a patient draw gives there."""
     game = make_game(env_id, num_players=players)
     state = game.new_state(seed)
     rnd = random.Random(seed)
     found = []
     step = 0
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(module, name, base)
+        for name, base in shrunk.items():
+            mp.setattr(module, name, base)
         while state.current_player is not None and len(found) < 3:
             state.apply(rnd.choice(state.legal_actions()))
             step += 1
@@ -69,7 +71,8 @@ def _check(found):
 def test_alakazum_patient_draws_find_a_world_where_the_budget_ran_out():
     import kabenvs.games.alakazum.resample as module
 
-    _check(_marked_then_patient("alakazum_v0", 4, module, "RECHOOSE_BUDGET", 0, seed=3, every=15))
+    _check(_marked_then_patient("alakazum_v0", 4, module, {"RECHOOSE_BUDGET": 0, "RECHOOSE_FLOOR": 200},
+                                seed=3, every=15))
 
 
 def test_cabula_patient_draws_find_a_world_where_the_budget_ran_out():
@@ -77,7 +80,7 @@ def test_cabula_patient_draws_find_a_world_where_the_budget_ran_out():
 
     # one pass over the events (plus the fixed 500 steps) a try: "truth" still fits, the others
     # often do not
-    _check(_marked_then_patient("cabula_v0", 4, module, "BUDGET", 1, seed=0, every=5))
+    _check(_marked_then_patient("cabula_v0", 4, module, {"BUDGET": 1}, seed=0, every=5))
 
 
 def test_the_kits_usable_world_draws_a_marked_world_again_patiently():

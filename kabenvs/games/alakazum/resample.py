@@ -273,10 +273,16 @@ def _follow(world, game, actions, taken, sigma, lo: int, hi: int) -> None:
         world._forget_legal()
 
 
-# How many history steps re-choosing may replay in all (times the history's length) before the
-# real choices (relabelled) are kept instead. 4 (was 2), with the second pass: in a 3-player game of
-# search:sims=2 seats, 8 of 196 re-drawn worlds fall back where 28 did (docs: Resampling).
+# How many history steps re-choosing may replay in all (times the history's length, plus a
+# floor) before the real choices (relabelled) are kept instead. 4 (was 2), with the second pass:
+# in a 3-player game of search:sims=2 seats, 8 of 196 re-drawn worlds fall back where 28 did
+# (docs: Resampling). The floor (was 200) matters early in a game, where four times a short
+# history left two chained Forest Magic runs or a Halloween gift of four cards too few tries:
+# with 2000, over 128 positions of six 5-player games 0 of 384 draws fell back instead of 8 and
+# over 99 of ten 3-player games 3 of 297 instead of 11, at the same mean cost a draw (a draw
+# that finds its world stops there; only a fallback spends the whole budget).
 RECHOOSE_BUDGET = 4
+RECHOOSE_FLOOR = 2000
 
 
 def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hidden_steps, run_start,
@@ -291,7 +297,7 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     first = hidden_steps[0]
     world = _start_world(game, origin, fields, new_start)
     _follow(world, game, actions, taken, sigma, 0, first)
-    budget = resample_budget(RECHOOSE_BUDGET * len(actions) + 200)
+    budget = resample_budget(RECHOOSE_BUDGET * len(actions) + RECHOOSE_FLOOR)
     ends = hidden_steps[1:] + [len(actions)]
     # hidden step -> the latest earlier one of the same sequence of gifts to the same player
     same_gift: dict[int, int] = {}
