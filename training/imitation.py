@@ -29,7 +29,16 @@ from .evaluation import baseline
 
 @dataclass
 class Demonstrations:
-    obs: np.ndarray  # (N, observation_size) float32
+    """The teacher's examples. Observations are kept by their non-zero entries, row after row
+    (``obs_start[i]:obs_start[i + 1]`` of ``obs_index``/``obs_value`` is row ``i``): most of an
+    observation is zero, and kept whole they outgrew the machine (Alakazum! at 5 players: 5000
+    games, 817k examples of 6640 floats, 22 GB, killed for memory); this way the same take
+    about a twentieth of that. ``observations(rows)`` gives rows back whole (float32)."""
+
+    obs_start: np.ndarray  # (N + 1,) int64
+    obs_index: np.ndarray  # (nnz,) int32: the column of each kept entry
+    obs_value: np.ndarray  # (nnz,) float32
+    observation_size: int
     masks: np.ndarray  # (N, num_actions) bool
     actions: np.ndarray  # (N,) int64
     returns: np.ndarray  # (N,) float32: the seat's discounted final return
@@ -38,16 +47,34 @@ class Demonstrations:
     def __len__(self) -> int:
         return len(self.actions)
 
+    def observations(self, rows=None) -> np.ndarray:
+        """Rows ``rows`` (an index array; all when None) as whole float32 observations."""
+        rows = np.arange(len(self)) if rows is None else np.asarray(rows, dtype=np.int64)
+        start, end = self.obs_start[rows], self.obs_start[rows + 1]
+        counts = end - start
+        out = np.zeros((len(rows), self.observation_size), dtype=np.float32)
+        total = int(counts.sum())
+        if total:
+            # the positions of every kept entry of these rows, without a loop over the rows
+            first = np.cumsum(counts) - counts  # where each row's entries begin in the gathered list
+            at = np.repeat(start - first, counts) + np.arange(total)
+            out[np.repeat(np.arange(len(rows)), counts), self.obs_index[at]] = self.obs_value[at]
+        return out
+
+    @property
+    def obs_nbytes(self) -> int:
+        return self.obs_start.nbytes + self.obs_index.nbytes + self.obs_value.nbytes
+
 
 def collect(game: Game, games: int, teacher: str, gamma: float, seed: int) -> Demonstrations:
     """Play ``games`` games with the teacher in every seat; one example per real choice."""
     make_teacher = baseline(teacher, game.env_id, game=game).agent  # seed -> a fresh agent
     rng = np.random.default_rng(seed)
-    # Observations are stacked one game at a time and copied into the final array chunk by
-    # chunk: a list of every example's array plus one np.asarray of it held two copies of the
-    # largest part at once (Kabaal at 4 players: 3000 games, some 16 GB each, killed for memory).
-    chunks: list[np.ndarray] = []
-    game_obs: list[np.ndarray] = []
+    # Only the non-zero entries of each observation are kept (``Demonstrations``): whole, they
+    # held some 16 GB for 3000 games of Kabaal at 4 players (one game's alone some 30 MB).
+    counts: list[int] = []  # the kept entries of each row
+    index_chunks: list[np.ndarray] = []
+    value_chunks: list[np.ndarray] = []
     masks, actions, returns = [], [], []
     limit = game.max_decisions()
     for _ in range(games):
@@ -61,15 +88,16 @@ def collect(game: Game, games: int, teacher: str, gamma: float, seed: int) -> De
             a = int(seats[p].act(d))
             if len(d.legal_actions) > 1:
                 rows.append((p, len(actions)))
-                game_obs.append(d.observation)
+                obs = d.observation
+                kept = np.flatnonzero(obs)
+                counts.append(len(kept))
+                index_chunks.append(kept.astype(np.int32))
+                value_chunks.append(obs[kept].astype(np.float32, copy=False))
                 masks.append(d.action_mask.astype(bool))
                 actions.append(a)
                 returns.append(0.0)
             state.apply(a)
             steps += 1
-        if game_obs:
-            chunks.append(np.stack(game_obs).astype(np.float32, copy=False))
-            game_obs = []
         if state.current_player is not None:
             continue  # capped: no return to learn from; the examples keep target 0
         final = state.returns()
@@ -77,16 +105,13 @@ def collect(game: Game, games: int, teacher: str, gamma: float, seed: int) -> De
         for p, i in reversed(rows):
             returns[i] = float(final[p]) * gamma ** later[p]
             later[p] += 1
-    size = game.observation_size
-    obs = np.empty((len(actions), size), dtype=np.float32)
-    at = 0
-    chunks.reverse()
-    while chunks:  # each chunk is freed once copied
-        chunk = chunks.pop()
-        obs[at: at + len(chunk)] = chunk
-        at += len(chunk)
+    start = np.zeros(len(actions) + 1, dtype=np.int64)
+    np.cumsum(counts, out=start[1:])
     return Demonstrations(
-        obs=obs,
+        obs_start=start,
+        obs_index=np.concatenate(index_chunks) if index_chunks else np.zeros(0, dtype=np.int32),
+        obs_value=np.concatenate(value_chunks) if value_chunks else np.zeros(0, dtype=np.float32),
+        observation_size=game.observation_size,
         masks=np.asarray(masks, dtype=bool).reshape(-1, game.num_actions),
         actions=np.asarray(actions, dtype=np.int64),
         returns=np.asarray(returns, dtype=np.float32),
@@ -103,7 +128,10 @@ def fit(policy, demos: Demonstrations, epochs: int, batch_size: int, learning_ra
     if len(demos) == 0:
         return {"examples": 0}
     device = policy.device
-    obs = torch.as_tensor(demos.obs, device=device)
+
+    def obs(rows) -> "torch.Tensor":  # whole observations for a batch (kept compact: Demonstrations)
+        return torch.as_tensor(demos.observations(rows), device=device)
+
     masks = torch.as_tensor(demos.masks, device=device)
     actions = torch.as_tensor(demos.actions, device=device)
     targets = torch.as_tensor(demos.returns, device=device)
@@ -114,8 +142,9 @@ def fit(policy, demos: Demonstrations, epochs: int, batch_size: int, learning_ra
     for _ in range(epochs):
         order = torch.randperm(n, generator=gen)
         for lo in range(0, n, batch_size):
-            idx = order[lo: lo + batch_size].to(device)
-            values, log_prob, _ = policy.evaluate_actions(obs[idx], actions[idx], action_masks=masks[idx])
+            rows = order[lo: lo + batch_size]
+            idx = rows.to(device)
+            values, log_prob, _ = policy.evaluate_actions(obs(rows.numpy()), actions[idx], action_masks=masks[idx])
             loss = -log_prob.mean() + vf_coef * torch.nn.functional.mse_loss(values.flatten(), targets[idx])
             opt.zero_grad()
             loss.backward()
@@ -126,11 +155,12 @@ def fit(policy, demos: Demonstrations, epochs: int, batch_size: int, learning_ra
         agree, nll, err = 0.0, 0.0, 0.0
         for lo in range(0, n, 4096):
             sl = slice(lo, lo + 4096)
-            dist = policy.get_distribution(obs[sl], action_masks=masks[sl].cpu().numpy())
+            batch = obs(np.arange(lo, min(lo + 4096, n)))
+            dist = policy.get_distribution(batch, action_masks=masks[sl].cpu().numpy())
             probs = dist.distribution.probs
             agree += float((probs.argmax(dim=1) == actions[sl]).sum())
             nll += float(-dist.log_prob(actions[sl]).sum())
-            err += float(((policy.predict_values(obs[sl]).flatten() - targets[sl]) ** 2).sum())
+            err += float(((policy.predict_values(batch).flatten() - targets[sl]) ** 2).sum())
     return {"examples": n, "teacher_agreement": agree / n, "nll": nll / n, "value_mse": err / n}
 
 
