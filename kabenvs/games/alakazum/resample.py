@@ -192,8 +192,7 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
         observed = _observed(state, p, origin, actions, hidden_steps[0])
         for _ in range(resample_tries(1)):  # one try, or several when patient (core.patience)
             world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
-                              hidden_steps, run_start, observed, chance.seen_at, chance.keep_needs,
-                              chance.gift_to)
+                              hidden_steps, run_start, observed, chance)
             if world is not None:
                 break
     followed = world is None and bool(hidden_steps)  # the budget ran out: the real choices
@@ -286,7 +285,7 @@ RECHOOSE_FLOOR = 2000
 
 
 def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hidden_steps, run_start,
-              observed, seen_at, keep_needs, gift_to):
+              observed, chance):
     """The world with each of ``hidden_steps`` (another seat's choice hidden from ``p``) drawn
     again among the moves the world allows there that leave ``p``'s observation as the real one
     did, every later step checked (legal, and ``p`` sees what it saw). A choice that a later step
@@ -294,6 +293,8 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     the latest first (backtracking); None when the budget runs out."""
     from kabenvs.core.errors import IllegalActionError
 
+    # the pruning facts the analysis replay found (``_Chance``)
+    seen_at, keep_needs, gift_to = chance.seen_at, chance.keep_needs, chance.gift_to
     first = hidden_steps[0]
     world = _start_world(game, origin, fields, new_start)
     _follow(world, game, actions, taken, sigma, 0, first)
