@@ -163,38 +163,44 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     # is this position as the analysis replayed it (seen copies routed out first): the same cards
     # in the same places by type, possibly other copies by id.
     zones = _hidden_now(present, p)
-    hidden = {c for cards in zones.values() for c in cards} - seen
+    hidden0 = {c for cards in zones.values() for c in cards} - seen
     finals = set(present.finals)
-    owed = _hats_owed(present, p, hidden)
-    for attempt in range(HAT_TRIES + 1 if owed else 1):
-        if attempt == HAT_TRIES:  # no luck: the largest hats stay where they are (module docstring)
-            hidden -= _hats_being_paid(present, p, hidden)
-        need_hand = [c for q in range(present.num_players) if q != p for c in present.hands[q] if c in hidden]
-        need_other = [present.fm_keep] if present.fm_keep in hidden else []
-        free = sorted(c for c in hidden if c not in finals and c not in need_hand and c not in need_other)
-        sigma = _assign(cs, need_hand, need_other, free, barred, rng)
-        if owed is None or attempt == HAT_TRIES or _pays(cs, present.hands[owed[0]], owed[1], sigma):
-            break
-    unseen_finals = sorted(c for c in hidden if c in finals)
-    for c, j in zip(unseen_finals, rng.permutation(len(unseen_finals))):
-        sigma[c] = unseen_finals[j]
-    # 3. relabel the start, rewrite the hidden choices, replay
-    start = origin.start
-    fields = _relabel(start["state"], sigma)
-    _script_chance(fields, chance, rng)
-    new_start = world_start(fields, rng)
+    owed = _hats_owed(present, p, hidden0)
     hidden_steps, run_start = _runs_to_rechoose([e for e in secret if taken[e[0]] >= 0])
+    # The cards behind the other seats' hidden choices are re-chosen among those the seat cannot
+    # tell apart (not only relabelled): it may have seen the cards, just not which one went.
+    # Checked by replaying the rest of the game against what the seat saw.
+    observed = _observed(state, p, origin, actions, hidden_steps[0]) if hidden_steps else None
     world = None
-    if hidden_steps:
-        # The cards behind the other seats' hidden choices are re-chosen among those the seat
-        # cannot tell apart (not only relabelled): it may have seen the cards, just not which one
-        # went. Checked by replaying the rest of the game against what the seat saw.
-        observed = _observed(state, p, origin, actions, hidden_steps[0])
-        for _ in range(resample_tries(1)):  # one try, or several when patient (core.patience)
-            world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
-                              hidden_steps, run_start, observed, chance)
-            if world is not None:
+    # One try, or several when patient (core.patience). Each try draws its own relabelling: some
+    # leave the re-chosen steps no world at all (a Black Friday's Discount giving away ten unseen
+    # cards, when the giver must keep one of two copies it needs later), and more tries of the
+    # same one cannot help there (docs/games/alakazum.md, Resampling).
+    for _ in range(resample_tries(1)):
+        hidden = set(hidden0)
+        for attempt in range(HAT_TRIES + 1 if owed else 1):
+            if attempt == HAT_TRIES:  # no luck: the largest hats stay where they are (module docstring)
+                hidden -= _hats_being_paid(present, p, hidden)
+            need_hand = [c for q in range(present.num_players) if q != p for c in present.hands[q] if c in hidden]
+            need_other = [present.fm_keep] if present.fm_keep in hidden else []
+            free = sorted(c for c in hidden if c not in finals and c not in need_hand and c not in need_other)
+            sigma = _assign(cs, need_hand, need_other, free, barred, rng)
+            if owed is None or attempt == HAT_TRIES or _pays(cs, present.hands[owed[0]], owed[1], sigma):
                 break
+        unseen_finals = sorted(c for c in hidden if c in finals)
+        for c, j in zip(unseen_finals, rng.permutation(len(unseen_finals))):
+            sigma[c] = unseen_finals[j]
+        # 3. relabel the start, rewrite the hidden choices, replay
+        start = origin.start
+        fields = _relabel(start["state"], sigma)
+        _script_chance(fields, chance, rng)
+        new_start = world_start(fields, rng)
+        if not hidden_steps:
+            break
+        world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
+                          hidden_steps, run_start, observed, chance)
+        if world is not None:
+            break
     followed = world is None and bool(hidden_steps)  # the budget ran out: the real choices
     if world is None:
         world = _start_world(game, origin, fields, new_start)

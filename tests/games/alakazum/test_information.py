@@ -277,6 +277,35 @@ def test_a_world_that_keeps_the_real_choices_for_lack_of_budget_is_marked(monkey
     assert not world.clone()._followed_truth  # the mark is the resampler's word on this world only
 
 
+def test_each_patient_try_draws_its_own_relabelling(monkeypatch):
+    """Some relabellings leave the re-chosen steps no world at all, so a patient draw's tries
+    each draw a new one (more tries of one relabelling cannot help there); the usual draw makes
+    one. With re-choosing forced to fail, every try is seen and the last one's relabelling is the
+    fallback's."""
+    from kabenvs.core.patience import PATIENT_TRIES, patient
+    from kabenvs.games.alakazum import resample
+
+    from .test_recall import gift, others_turns, two_known
+
+    _, s = two_known()
+    others_turns(s)
+    gift(s)
+    sigmas = []
+
+    def fail(game, origin, fields, new_start, actions, taken, sigma, *rest):
+        sigmas.append(dict(sigma))
+        return None
+
+    monkeypatch.setattr(resample, "_rechoose", fail)
+    assert s.resample_hidden(2, np.random.default_rng(0))._followed_truth
+    assert len(sigmas) == 1
+    sigmas.clear()
+    with patient():
+        assert s.resample_hidden(2, np.random.default_rng(0))._followed_truth
+    assert len(sigmas) == PATIENT_TRIES > 1
+    assert len({tuple(sorted(x.items())) for x in sigmas}) > 1  # not one relabelling tried again
+
+
 def test_the_complete_relabelling_keeps_every_constraint_and_is_not_the_real_deal(monkeypatch):
     """With the greedy relabelling switched off (``ASSIGN_TRIES`` 0), the complete random matching
     alone relabels the never-seen cards: the worlds replay for every seat, and they vary (it used
