@@ -156,16 +156,14 @@ def _relabel(fields: dict, sigma: dict[int, int]) -> dict:
 def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "AlakazumState":
     """A world seat ``p`` cannot tell from ``state`` over its whole history (module docstring)."""
     game = state.game
-    cs = game.cs
     origin, actions = _start_of(state)
     seen, taken, barred, secret, present, chance = _history_facts(state, p, origin, actions)
     # 2. a permutation of the never-seen cards keeping what p could tell about them. ``present``
     # is this position as the analysis replayed it (seen copies routed out first): the same cards
     # in the same places by type, possibly other copies by id.
     zones = _hidden_now(present, p)
-    hidden0 = {c for cards in zones.values() for c in cards} - seen
-    finals = set(present.finals)
-    owed = _hats_owed(present, p, hidden0)
+    hidden = {c for cards in zones.values() for c in cards} - seen
+    owed = _hats_owed(present, p, hidden)
     hidden_steps, run_start = _runs_to_rechoose([e for e in secret if taken[e[0]] >= 0])
     # The cards behind the other seats' hidden choices are re-chosen among those the seat cannot
     # tell apart (not only relabelled): it may have seen the cards, just not which one went.
@@ -177,22 +175,9 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     # cards, when the giver must keep one of two copies it needs later), and more tries of the
     # same one cannot help there (docs/games/alakazum.md, Resampling).
     for _ in range(resample_tries(1)):
-        hidden = set(hidden0)
-        for attempt in range(HAT_TRIES + 1 if owed else 1):
-            if attempt == HAT_TRIES:  # no luck: the largest hats stay where they are (module docstring)
-                hidden -= _hats_being_paid(present, p, hidden)
-            need_hand = [c for q in range(present.num_players) if q != p for c in present.hands[q] if c in hidden]
-            need_other = [present.fm_keep] if present.fm_keep in hidden else []
-            free = sorted(c for c in hidden if c not in finals and c not in need_hand and c not in need_other)
-            sigma = _assign(cs, need_hand, need_other, free, barred, rng)
-            if owed is None or attempt == HAT_TRIES or _pays(cs, present.hands[owed[0]], owed[1], sigma):
-                break
-        unseen_finals = sorted(c for c in hidden if c in finals)
-        for c, j in zip(unseen_finals, rng.permutation(len(unseen_finals))):
-            sigma[c] = unseen_finals[j]
+        sigma = _relabelling(present, p, hidden, owed, barred, rng)
         # 3. relabel the start, rewrite the hidden choices, replay
-        start = origin.start
-        fields = _relabel(start["state"], sigma)
+        fields = _relabel(origin.start["state"], sigma)
         _script_chance(fields, chance, rng)
         new_start = world_start(fields, rng)
         if not hidden_steps:
@@ -211,6 +196,27 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     world._reset_caches()
     world._followed_truth = followed  # a search walks an earlier world instead (search.tree.Worlds)
     return world
+
+
+def _relabelling(present, p: int, hidden: set[int], owed, barred, rng: np.random.Generator) -> dict[int, int]:
+    """Step 2: a permutation of the never-seen cards ``hidden`` keeping what ``p`` could tell about
+    them (module docstring), hats owed included."""
+    cs = present.game.cs
+    finals = set(present.finals)
+    for attempt in range(HAT_TRIES + 1 if owed else 1):
+        kept = hidden
+        if attempt == HAT_TRIES:  # no luck: the largest hats stay where they are (module docstring)
+            kept = hidden - _hats_being_paid(present, p, hidden)
+        need_hand = [c for q in range(present.num_players) if q != p for c in present.hands[q] if c in kept]
+        need_other = [present.fm_keep] if present.fm_keep in kept else []
+        free = sorted(c for c in kept if c not in finals and c not in need_hand and c not in need_other)
+        sigma = _assign(cs, need_hand, need_other, free, barred, rng)
+        if owed is None or attempt == HAT_TRIES or _pays(cs, present.hands[owed[0]], owed[1], sigma):
+            break
+    unseen_finals = sorted(c for c in kept if c in finals)
+    for c, j in zip(unseen_finals, rng.permutation(len(unseen_finals))):
+        sigma[c] = unseen_finals[j]
+    return sigma
 
 
 # Hidden steps of one seat at most this many steps apart form one run (one gift's cards, with
