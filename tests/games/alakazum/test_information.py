@@ -236,7 +236,12 @@ def test_searches_walk_no_world_that_fell_back_where_they_drew_a_usual_one():
     earlier usual world. The game has since changed under it and meets the Black Friday gift of
     the test above: on 2026-12-05 2,496 worlds, 96 fell back, 42 replaced by an earlier usual
     world and 54 simulations skipped, at decisions where no usual world had been drawn (none of
-    them walked: a fallback is never walked)."""
+    them walked: a fallback is never walked). Since patient draws try a new relabelling each
+    time (later that day) the searches play another game (a usual draw is what it was; which
+    patient draws succeed changed): player 0 gives ten cards away unseen by seat 2 at steps
+    330-348, and of 2,861 worlds 331 fell back (260 of them at steps 350-449), 22 replaced, 309
+    simulations skipped; the bound below is that game's with room, not a claim that such gifts
+    are rare (docs/games/alakazum.md, "Known gaps")."""
     from kabenvs.agents.base import Decision
     from kabenvs.agents.search import SearchAgent
 
@@ -255,7 +260,7 @@ def test_searches_walk_no_world_that_fell_back_where_they_drew_a_usual_one():
             skipped += agent.last_worlds.skipped
     assert worlds > 1000 and followed > 0
     assert replaced + skipped == followed and replaced > 0, (worlds, followed, replaced, skipped)
-    assert followed <= worlds // 20, (worlds, followed)
+    assert followed <= worlds // 6, (worlds, followed)
 
 
 def test_a_world_that_keeps_the_real_choices_for_lack_of_budget_is_marked(monkeypatch):
