@@ -315,12 +315,18 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     # hidden step -> the latest earlier one of the same sequence of gifts to the same player
     same_gift: dict[int, int] = {}
     last_of: dict[tuple[int, int], int] = {}
+    seq_first: dict[int, int] = {}  # hidden step -> the first hidden step of its sequence of gifts
+    seq_len: Counter = Counter()  # sequence -> how many of its gifts are re-chosen
     for j, k in enumerate(hidden_steps):
         key = gift_to.get(k)
         if key is not None:
             if key in last_of:
                 same_gift[j] = last_of[key]
             last_of[key] = j
+            seq_first[j] = seq_first.get(same_gift.get(j, j), j)
+            seq_len[key] += 1
+    gift_needs = chance.gift_needs
+    trail: list = []  # (filled below; options_at reads the sequence's start from it)
 
     def options_at(w, j: int) -> list[int]:
         """The moves at hidden step ``j`` in random order. Every legal move there is offered: a
@@ -341,6 +347,16 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
         if j in same_gift:
             prev = w.history[hidden_steps[same_gift[j]]]
             legal = [a for a in legal if a >= prev]
+        key = gift_to.get(k)
+        if key is not None and key in gift_needs:
+            j0 = seq_first[j]
+            start = trail[j0][0] if j0 < j else w  # the world before the sequence's first gift
+            htype = game.cs.htype
+            have_g = Counter(htype[c] for c in start.hands[start.current_player])
+            have_r = Counter(htype[c] for c in start.hands[key[1]])
+            given = Counter(game.move_of[w.history[hidden_steps[i]]][0] for i in range(j0, j))
+            legal = _gifts_that_fit(game, legal, have_g, have_r, given, seq_len[key] - (j - j0),
+                                    gift_needs[key])
         needs = keep_needs.get(k)
         if needs:
             cls = game.cs.cls
@@ -355,10 +371,13 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     # The trail running out without a world means backjumping skipped the world there is (the
     # relabelled real choices always are one): a second pass then tries every order of every
     # run's steps (plain chronological backtracking), with what is left of the budget.
-    for backjump in (True, False):
+    restart_until = budget // 2
+    backjump = True
+    while True:
         j = 0
         # per hidden step reached: (the world before it, the options left to try)
-        trail = [(world, options_at(world, 0))]
+        trail.clear()
+        trail.append((world, options_at(world, 0)))
         while trail:
             before, left = trail[-1]
             if not left:
@@ -371,6 +390,7 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
             ok = _seen(w, p) == observed[k - first]
             step = k + 1
             end = ends[j]
+            short = None  # (player, hand type) of a later move refused for want of the card
             while ok and step < end:
                 budget -= 1
                 a = _relabelled(w, game, actions[step], taken[step], sigma)
@@ -378,6 +398,8 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
                     w.apply(a)
                 except IllegalActionError:
                     ok = False
+                    if game.kind_of[a] in _HAND_CARD_KINDS:
+                        short = (w.current_player, game.move_of[a][0])
                     break
                 step += 1
                 # What p sees, at every step: a difference can show for a few steps and be gone
@@ -387,13 +409,66 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
                 return None
             if not ok:
                 if backjump:
-                    del trail[run_start[j] + 1:]
-                    j = run_start[j]
+                    # A player later short of a card type it gave away at a hidden step: that
+                    # gift is the choice to change (the latest such one), not only the run's
+                    # first step (conflict-directed backjumping); otherwise the run's start.
+                    back = _gave_away(game, trail, w, hidden_steps, j, short) if short else None
+                    back = run_start[j] if back is None else back
+                    del trail[back + 1:]
+                    j = back
                 continue
             if j + 1 == len(hidden_steps):
                 return w
             j += 1
             trail.append((w, options_at(w, j)))
+        budget -= 1  # a restart costs at least a step (options that run out at once)
+        if not backjump:
+            return None
+        if budget <= restart_until:
+            backjump = False
+    return None
+
+
+def _gifts_that_fit(game, legal: list[int], have_g: Counter, have_r: Counter, given: Counter, left: int,
+                    needs: tuple[Counter, Counter]) -> list[int]:
+    """The gifts among ``legal`` after which a sequence of gifts, given in one order by type, can
+    still leave its giver and its recipient the cards ``needs`` says they hold right after it
+    (``_gift_needs``): ``have_g`` and ``have_r`` are their hands' types before the sequence,
+    ``given`` the types it gave so far, ``left`` the gifts still to choose, this one included."""
+    need_g, need_r = needs
+    types = set(have_g) | set(need_r)
+    hi = {t: have_g[t] - given[t] - need_g[t] for t in types}  # more of t that may go
+    lo = {t: max(0, need_r[t] - have_r[t] - given[t]) for t in types}  # more of t that must go
+    out = []
+    for a in legal:
+        t = game.move_of[a][0]
+        if hi.get(t, 0) < 1:
+            continue
+        # in one order by type, a gift of type t closes every type below t
+        if any(lo[u] > 0 for u in types if u < t):
+            continue
+        rest = [u for u in types if u >= t]
+        must = max(lo[t], 1) + sum(lo[u] for u in rest if u != t)
+        room = sum(max(hi[u], 0) for u in rest)
+        if must <= left <= room and all(hi[u] >= lo[u] for u in rest):
+            out.append(a)
+    return out
+
+
+# Moves that use a card of the mover's hand, whose type is the first field of the move: a hand
+# without that type refuses them.
+_HAND_CARD_KINDS = frozenset({"potion", "hat", "market", "food"})
+
+
+def _gave_away(game, trail, w, hidden_steps: list[int], j: int, short: tuple[int, int]) -> int | None:
+    """The latest hidden step up to ``j`` where ``short``'s player gave away a card of
+    ``short``'s type (``w`` is the world after step ``j``'s choice), or None."""
+    player, htype = short
+    give = game.give_id[htype]
+    for i in range(j, -1, -1):
+        after = w if i == j else trail[i + 1][0]
+        if after.history[hidden_steps[i]] == give and trail[i][0].current_player == player:
+            return i
     return None
 
 
@@ -453,8 +528,12 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     keep = -1
     gifts = 0  # numbers each sequence of gifts (one Halloween's half of a hand)
     giving = False
+    movers = []
+    grew: list[list[bool]] = []  # per step, per player: a card came into the hand
+    shrank: list[list[bool]] = []  # per step, per player: the hand got smaller
     for k, a in enumerate(actions):
         taken.append(_taken(replay, a))
+        movers.append(replay.current_player)
         pend = replay.pending
         now_giving = pend is not None and pend["k"] in (GIVE_TO, GIVE_CARD)
         gifts += now_giving and not giving
@@ -485,9 +564,12 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
                 barred.setdefault(c, set()).add(move_of[a][0])
         # the real game's own moves: legal by construction, so the legality check is skipped
         chance.drawn.clear()
+        before = [set(h) for h in replay.hands]
         replay.history.append(a)
         replay._apply(a)
         replay._forget_legal()
+        grew.append([any(c not in was for c in h) for h, was in zip(replay.hands, before)])
+        shrank.append([len(h) < len(was) for h, was in zip(replay.hands, before)])
         now = visible(replay, p)
         seen |= now
         if fm_left is not None and keep >= 0 and not replay.fm and not replay.fm_order:
@@ -513,10 +595,42 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
                 del put_back[c]  # left unseen, or taken by a Forest Magic (the seat sees a set)
     for k, c in chance.seen_at.items():
         chance.keep_needs.setdefault(keep_of[k], Counter())[c] += 1
+    _gift_needs(game, chance, actions, movers, grew, shrank, {e[0] for e in secret})
     for name in ("_find", "_roll", "_shuffle_order", "_draw_forest", "_fm_sets"):
         delattr(replay, name)  # the engine's own methods again (the replay is kept as the present)
     memo[key] = (seen, taken, barred, secret, replay, chance)
     return memo[key]
+
+
+def _gift_needs(game, chance: "_Chance", actions: list[int], movers: list[int], grew: list[list[bool]],
+                shrank: list[list[bool]], secret_steps: set[int]) -> None:
+    """For each sequence of hidden gifts, the fewest cards of each type its giver and its
+    recipient held right after it: every later move of theirs that uses a hand card of a type
+    (a potion, a hat, a market visit, food) needs one more than they had used up since, up to
+    the first step a card comes into their hand or they take part in another hidden choice (a card that came
+    in unseen could be the one). Public facts of the real game, the same in every world the seat
+    cannot tell from it; they prune gift choices that no later step could accept."""
+    last: dict[tuple[int, int], int] = {}
+    for k, key in chance.gift_to.items():
+        last[key] = max(k, last.get(key, -1))
+    kind_of, move_of = game.kind_of, game.move_of
+    for key, end in last.items():
+        giver, recipient = movers[end], key[1]
+        needs = []
+        for q in (giver, recipient):
+            need, used = Counter(), Counter()
+            for s in range(end + 1, len(actions)):
+                a = actions[s]
+                if movers[s] == q and kind_of[a] in _HAND_CARD_KINDS:
+                    t = move_of[a][0]
+                    need[t] = max(need[t], used[t] + 1)
+                    if shrank[s][q]:
+                        used[t] += 1
+                # (a move can use a card and bring one in: a market visit shows one, takes two)
+                if grew[s][q] or (s in secret_steps and movers[s] == q):
+                    break
+            needs.append(need)
+        chance.gift_needs[key] = (needs[0], needs[1])
 
 
 class _Chance:
@@ -541,6 +655,10 @@ class _Chance:
         # Each hidden gift step: (which sequence of gifts, the recipient), both public (the
         # giver names the recipient before the card).
         self.gift_to: dict[int, tuple[int, int]] = {}
+        # Each sequence of hidden gifts (``gift_to``'s key): the cards of each type the giver
+        # and the recipient must hold right after it, for the moves they make in view before
+        # their hands next grow (``_gift_needs``).
+        self.gift_needs: dict[tuple[int, int], tuple[Counter, Counter]] = {}
 
 
 def _track_chance(replay: "AlakazumState") -> _Chance:
