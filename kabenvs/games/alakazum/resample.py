@@ -369,8 +369,10 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     # next option rather than trying every order of its later steps (backjumping).
 
     # The trail running out without a world means backjumping skipped the world there is (the
-    # relabelled real choices always are one): a second pass then tries every order of every
-    # run's steps (plain chronological backtracking), with what is left of the budget.
+    # relabelled real choices always are one): the first pass starts again in new random orders
+    # while half the budget is left (it gave up after a dozen tries at a ten-card gift, when the
+    # first step's options ran out), then a second pass tries every order of every run's steps
+    # (plain chronological backtracking) with the rest.
     restart_until = budget // 2
     backjump = True
     while True:
