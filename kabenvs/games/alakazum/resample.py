@@ -415,6 +415,8 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
                     # gift is the choice to change (the latest such one), not only the run's
                     # first step (conflict-directed backjumping); otherwise the run's start.
                     back = _gave_away(game, trail, w, hidden_steps, j, short) if short else None
+                    if back is None and short:
+                        back = _not_given(game, w, hidden_steps, j, short, gift_to)
                     back = run_start[j] if back is None else back
                     del trail[back + 1:]
                     j = back
@@ -460,6 +462,31 @@ def _gifts_that_fit(game, legal: list[int], have_g: Counter, have_r: Counter, gi
 # Moves that use a card of the mover's hand, whose type is the first field of the move: a hand
 # without that type refuses them.
 _HAND_CARD_KINDS = frozenset({"potion", "hat", "market", "food"})
+
+
+def _not_given(game, w, hidden_steps: list[int], j: int, short: tuple[int, int], gift_to) -> int | None:
+    """A player later short of a card type that a re-chosen sequence of gifts to it could have
+    brought: the step of the latest such sequence (up to ``j``) where a gift of that type would
+    have gone, in the one order by type (its first gift of a later type, else its last), or None."""
+    player, htype = short
+    give = game.give_id[htype]
+    best = None
+    last_in_seq: dict = {}
+    for i in range(j + 1):
+        key = gift_to.get(hidden_steps[i])
+        if key is None or key[1] != player:
+            continue
+        chosen = w.history[hidden_steps[i]]
+        if key not in last_in_seq:
+            last_in_seq[key] = [None, i]
+        entry = last_in_seq[key]
+        entry[1] = i
+        if entry[0] is None and chosen > give:
+            entry[0] = i
+    for first_later, last in last_in_seq.values():
+        at = first_later if first_later is not None else last
+        best = at if best is None or at > best else best
+    return best
 
 
 def _gave_away(game, trail, w, hidden_steps: list[int], j: int, short: tuple[int, int]) -> int | None:

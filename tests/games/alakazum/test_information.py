@@ -757,3 +757,26 @@ def test_a_player_short_of_a_card_it_gave_away_backjumps_to_that_gift():
     assert resample._gave_away(game, trail, world, hidden_steps, 2, (0, 5)) == 1
     assert resample._gave_away(game, trail, world, hidden_steps, 2, (0, 4)) is None
     assert resample._gave_away(game, trail, world, hidden_steps, 2, (1, 3)) is None
+
+
+def test_a_recipient_short_of_a_card_backjumps_to_where_the_gift_would_have_gone():
+    """``_not_given``: gifts to player 1 go in one order by type, so a Double potion (type 3)
+    it later lacks would have gone where the sequence first gave a later type; with none later,
+    at its last gift. Another recipient, or no sequence to it, finds none."""
+    from types import SimpleNamespace
+
+    from kabenvs.games.alakazum import resample
+
+    game = AlakazumGame(num_players=3)
+    give = game.give_id
+    hidden_steps = [10, 12, 14]
+    gift_to = {10: (1, 1), 12: (1, 1), 14: (1, 1)}
+    history = [0] * 15
+    history[10], history[12], history[14] = give[0], give[5], give[6]
+    world = SimpleNamespace(history=history)
+    assert resample._not_given(game, world, hidden_steps, 2, (1, 3), gift_to) == 1  # first type > 3
+    history[12], history[14] = give[2], give[2]
+    assert resample._not_given(game, world, hidden_steps, 2, (1, 3), gift_to) == 2  # none later: the last
+    assert resample._not_given(game, world, hidden_steps, 1, (1, 3), gift_to) == 1  # up to step 1
+    assert resample._not_given(game, world, hidden_steps, 2, (2, 3), gift_to) is None
+    assert resample._not_given(game, world, hidden_steps, 2, (1, 3), {}) is None
