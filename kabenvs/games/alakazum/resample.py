@@ -315,18 +315,12 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     # hidden step -> the latest earlier one of the same sequence of gifts to the same player
     same_gift: dict[int, int] = {}
     last_of: dict[tuple[int, int], int] = {}
-    seq_first: dict[int, int] = {}  # hidden step -> the first hidden step of its sequence of gifts
-    seq_len: Counter = Counter()  # sequence -> how many of its gifts are re-chosen
     for j, k in enumerate(hidden_steps):
         key = gift_to.get(k)
         if key is not None:
             if key in last_of:
                 same_gift[j] = last_of[key]
             last_of[key] = j
-            seq_first[j] = seq_first.get(same_gift.get(j, j), j)
-            seq_len[key] += 1
-    gift_needs = chance.gift_needs
-    trail: list = []  # (filled below; options_at reads the sequence's start from it)
 
     def options_at(w, j: int) -> list[int]:
         """The moves at hidden step ``j`` in random order. Every legal move there is offered: a
@@ -347,16 +341,6 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
         if j in same_gift:
             prev = w.history[hidden_steps[same_gift[j]]]
             legal = [a for a in legal if a >= prev]
-        key = gift_to.get(k)
-        if key is not None and key in gift_needs:
-            j0 = seq_first[j]
-            start = trail[j0][0] if j0 < j else w  # the world before the sequence's first gift
-            htype = game.cs.htype
-            have_g = Counter(htype[c] for c in start.hands[start.current_player])
-            have_r = Counter(htype[c] for c in start.hands[key[1]])
-            given = Counter(game.move_of[w.history[hidden_steps[i]]][0] for i in range(j0, j))
-            legal = _gifts_that_fit(game, legal, have_g, have_r, given, seq_len[key] - (j - j0),
-                                    gift_needs[key])
         needs = keep_needs.get(k)
         if needs:
             cls = game.cs.cls
@@ -378,8 +362,7 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     while True:
         j = 0
         # per hidden step reached: (the world before it, the options left to try)
-        trail.clear()
-        trail.append((world, options_at(world, 0)))
+        trail = [(world, options_at(world, 0))]
         while trail:
             before, left = trail[-1]
             if not left:
@@ -431,32 +414,6 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
         if budget <= restart_until:
             backjump = False
     return None
-
-
-def _gifts_that_fit(game, legal: list[int], have_g: Counter, have_r: Counter, given: Counter, left: int,
-                    needs: tuple[Counter, Counter]) -> list[int]:
-    """The gifts among ``legal`` after which a sequence of gifts, given in one order by type, can
-    still leave its giver and its recipient the cards ``needs`` says they hold right after it
-    (``_gift_needs``): ``have_g`` and ``have_r`` are their hands' types before the sequence,
-    ``given`` the types it gave so far, ``left`` the gifts still to choose, this one included."""
-    need_g, need_r = needs
-    types = set(have_g) | set(need_r)
-    hi = {t: have_g[t] - given[t] - need_g[t] for t in types}  # more of t that may go
-    lo = {t: max(0, need_r[t] - have_r[t] - given[t]) for t in types}  # more of t that must go
-    out = []
-    for a in legal:
-        t = game.move_of[a][0]
-        if hi.get(t, 0) < 1:
-            continue
-        # in one order by type, a gift of type t closes every type below t
-        if any(lo[u] > 0 for u in types if u < t):
-            continue
-        rest = [u for u in types if u >= t]
-        must = max(lo[t], 1) + sum(lo[u] for u in rest if u != t)
-        room = sum(max(hi[u], 0) for u in rest)
-        if must <= left <= room and all(hi[u] >= lo[u] for u in rest):
-            out.append(a)
-    return out
 
 
 # Moves that use a card of the mover's hand, whose type is the first field of the move: a hand
@@ -557,12 +514,8 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     keep = -1
     gifts = 0  # numbers each sequence of gifts (one Halloween's half of a hand)
     giving = False
-    movers = []
-    grew: list[list[bool]] = []  # per step, per player: a card came into the hand
-    shrank: list[list[bool]] = []  # per step, per player: the hand got smaller
     for k, a in enumerate(actions):
         taken.append(_taken(replay, a))
-        movers.append(replay.current_player)
         pend = replay.pending
         now_giving = pend is not None and pend["k"] in (GIVE_TO, GIVE_CARD)
         gifts += now_giving and not giving
@@ -593,12 +546,9 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
                 barred.setdefault(c, set()).add(move_of[a][0])
         # the real game's own moves: legal by construction, so the legality check is skipped
         chance.drawn.clear()
-        before = [set(h) for h in replay.hands]
         replay.history.append(a)
         replay._apply(a)
         replay._forget_legal()
-        grew.append([any(c not in was for c in h) for h, was in zip(replay.hands, before)])
-        shrank.append([len(h) < len(was) for h, was in zip(replay.hands, before)])
         now = visible(replay, p)
         seen |= now
         if fm_left is not None and keep >= 0 and not replay.fm and not replay.fm_order:
@@ -624,42 +574,10 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
                 del put_back[c]  # left unseen, or taken by a Forest Magic (the seat sees a set)
     for k, c in chance.seen_at.items():
         chance.keep_needs.setdefault(keep_of[k], Counter())[c] += 1
-    _gift_needs(game, chance, actions, movers, grew, shrank, {e[0] for e in secret})
     for name in ("_find", "_roll", "_shuffle_order", "_draw_forest", "_fm_sets"):
         delattr(replay, name)  # the engine's own methods again (the replay is kept as the present)
     memo[key] = (seen, taken, barred, secret, replay, chance)
     return memo[key]
-
-
-def _gift_needs(game, chance: "_Chance", actions: list[int], movers: list[int], grew: list[list[bool]],
-                shrank: list[list[bool]], secret_steps: set[int]) -> None:
-    """For each sequence of hidden gifts, the fewest cards of each type its giver and its
-    recipient held right after it: every later move of theirs that uses a hand card of a type
-    (a potion, a hat, a market visit, food) needs one more than they had used up since, up to
-    the first step a card comes into their hand or they take part in another hidden choice (a card that came
-    in unseen could be the one). Public facts of the real game, the same in every world the seat
-    cannot tell from it; they prune gift choices that no later step could accept."""
-    last: dict[tuple[int, int], int] = {}
-    for k, key in chance.gift_to.items():
-        last[key] = max(k, last.get(key, -1))
-    kind_of, move_of = game.kind_of, game.move_of
-    for key, end in last.items():
-        giver, recipient = movers[end], key[1]
-        needs = []
-        for q in (giver, recipient):
-            need, used = Counter(), Counter()
-            for s in range(end + 1, len(actions)):
-                a = actions[s]
-                if movers[s] == q and kind_of[a] in _HAND_CARD_KINDS:
-                    t = move_of[a][0]
-                    need[t] = max(need[t], used[t] + 1)
-                    if shrank[s][q]:
-                        used[t] += 1
-                # (a move can use a card and bring one in: a market visit shows one, takes two)
-                if grew[s][q] or (s in secret_steps and movers[s] == q):
-                    break
-            needs.append(need)
-        chance.gift_needs[key] = (needs[0], needs[1])
 
 
 class _Chance:
@@ -684,10 +602,6 @@ class _Chance:
         # Each hidden gift step: (which sequence of gifts, the recipient), both public (the
         # giver names the recipient before the card).
         self.gift_to: dict[int, tuple[int, int]] = {}
-        # Each sequence of hidden gifts (``gift_to``'s key): the cards of each type the giver
-        # and the recipient must hold right after it, for the moves they make in view before
-        # their hands next grow (``_gift_needs``).
-        self.gift_needs: dict[tuple[int, int], tuple[Counter, Counter]] = {}
 
 
 def _track_chance(replay: "AlakazumState") -> _Chance:
