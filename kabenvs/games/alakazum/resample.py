@@ -427,23 +427,15 @@ def _not_given(game, w, hidden_steps: list[int], j: int, short: tuple[int, int],
     have gone, in the one order by type (its first gift of a later type, else its last), or None."""
     player, htype = short
     give = game.give_id[htype]
-    best = None
-    last_in_seq: dict = {}
+    at: dict = {}  # sequence -> where its gift of that type would have gone, so far
     for i in range(j + 1):
         key = gift_to.get(hidden_steps[i])
         if key is None or key[1] != player:
             continue
-        chosen = w.history[hidden_steps[i]]
-        if key not in last_in_seq:
-            last_in_seq[key] = [None, i]
-        entry = last_in_seq[key]
-        entry[1] = i
-        if entry[0] is None and chosen > give:
-            entry[0] = i
-    for first_later, last in last_in_seq.values():
-        at = first_later if first_later is not None else last
-        best = at if best is None or at > best else best
-    return best
+        first_later = at.get(key, (None, False))
+        if not first_later[1]:  # no later type met yet: its last gift so far, or this one
+            at[key] = (i, w.history[hidden_steps[i]] > give)
+    return max((i for i, _ in at.values()), default=None)
 
 
 def _gave_away(game, trail, w, hidden_steps: list[int], j: int, short: tuple[int, int]) -> int | None:
@@ -451,9 +443,8 @@ def _gave_away(game, trail, w, hidden_steps: list[int], j: int, short: tuple[int
     ``short``'s type (``w`` is the world after step ``j``'s choice), or None."""
     player, htype = short
     give = game.give_id[htype]
-    for i in range(j, -1, -1):
-        after = w if i == j else trail[i + 1][0]
-        if after.history[hidden_steps[i]] == give and trail[i][0].current_player == player:
+    for i in range(j, -1, -1):  # (``w`` descends from every earlier choice: its history has them)
+        if w.history[hidden_steps[i]] == give and trail[i][0].current_player == player:
             return i
     return None
 
