@@ -70,8 +70,9 @@ class GameEnv(AECEnv):
         if saved is not None:
             self.state = self.game.state_from_json(saved)
         else:
-            child = np.random.default_rng(self._master_rng.integers(0, 2**63))
-            self.state = self.game.new_state(child)
+            # a seed, not a Generator: the state makes its generator itself (as default_rng(seed)
+            # would), and new_state need not copy one that nobody else holds
+            self.state = self.game.new_state(int(self._master_rng.integers(0, 2**63)))
         self._steps = 0
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}

@@ -174,11 +174,22 @@ class Game:
         raise NotImplementedError
 
     def new_state(self, rng: np.random.Generator | int | None = None) -> "State":
-        """Shuffle and deal. The state keeps ``rng`` for all later chance.
+        """Shuffle and deal from ``rng`` (a Generator, a seed >= 0 or None).
+
+        All later chance (dice, reshuffles) comes from the state's own generator: a copy of a
+        Generator passed in, as the deal left it, so the caller's generator stays the caller's.
+        Drawing from it afterwards (to pick moves, or to deal the next game) cannot change this
+        game's chance, and the history replays from the recorded start (``replay_start``, which
+        ``resample_hidden``, game logs and the kit's checks rely on). A seed or None gives a
+        generator of the state's own, as ``np.random.default_rng(seed)`` would; a Generator made
+        for this one deal gives the same game as before the copy was taken.
 
         Every game's State provides the classmethod ``deal(game, rng)``; this calls it, then
         records the deal as the state's ``start`` (what ``replay_start`` rebuilds)."""
-        state = self.State.deal(self, as_generator(rng))
+        gen = as_generator(rng)
+        state = self.State.deal(self, gen)
+        if gen is rng:  # the caller's generator: the game's own chance continues on a copy
+            state.rng = copy_generator(gen)
         state.mark_start()
         return state
 
