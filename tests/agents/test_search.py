@@ -158,6 +158,68 @@ class _NimState(State):
 _NimGame.State = _NimState
 
 
+@dataclasses.dataclass(frozen=True)
+class _LuckConfig(GameConfig):
+    edge: int = 10  # how much more often the better move wins, in hundredths
+    PLAYER_COUNTS: ClassVar[tuple[int, ...]] = (2,)
+
+
+class _LuckGame(Game):
+    """Seat 0 picks a move, then one roll of 0-99 (the world's own generator, the future no one
+    knows) decides: ``safe`` wins below 45, ``bold`` below 45 + edge. Luck decides most games; the
+    better move shows only when both moves meet the same rolls."""
+
+    name = "luck"
+    env_id = "luck_v0"
+    Config = _LuckConfig
+
+    def build_catalog(self) -> ActionCatalog:
+        cat = ActionCatalog()
+        cat.add("safe", name="safe")
+        cat.add("bold", name="bold")
+        return cat
+
+    def build_layout(self) -> ObservationLayout:
+        lay = ObservationLayout()
+        lay.add("turn", 1, "to move")
+        return lay
+
+    def new_state(self, rng=None):
+        s = _LuckState(self, rng)
+        s.won, s.current_player = None, 0
+        s.mark_start()
+        return s
+
+    def max_decisions(self) -> int:
+        return 1
+
+
+class _LuckState(State):
+    def _legal_actions(self):
+        return [0, 1]
+
+    def _apply(self, action):
+        roll = int(self.rng.integers(100))
+        self.won, self.current_player = roll < 45 + (self.game.config.edge if action == 1 else 0), None
+
+    def observation(self, player):
+        return np.array([float(self.current_player == player)], dtype=np.float32)
+
+    def winners(self):
+        return [0] if self.won else [1]
+
+    def render(self, player=None):
+        return "luck"
+
+    def resample_hidden(self, player, rng=None):
+        new = self.clone()  # nothing is hidden; only the future chance is drawn anew
+        new.rng = np.random.default_rng(int(np.random.default_rng(rng).integers(0, 2**63)))
+        return new
+
+
+_LuckGame.State = _LuckState
+
+
 def _ask(agent, state) -> int:
     return agent.act(Decision(state.current_player, state))
 
@@ -216,7 +278,7 @@ def test_same_seed_same_move(env_id):
 def test_search_leaves_the_real_state_alone():
     state = _position("kabaal_v0", seed=2)
     before = state.to_json()
-    for algo in ALGOS:
+    for algo in ALGOS + ["paired"]:
         _ask(SearchAgent(seed=1, sims=10, algo=algo), state)
     assert state.to_json() == before
 
@@ -227,7 +289,7 @@ def test_search_leaves_the_real_state_alone():
 # real game's cards and draws in an order that follows them, so a seeded search there may pick
 # another move on a resampled state (the same distribution of worlds, another draw). See
 # docs/search.md.
-@pytest.mark.parametrize("algo", ALGOS)
+@pytest.mark.parametrize("algo", ALGOS + ["paired"])
 @pytest.mark.parametrize("env_id, players", [("kabaleo_v0", 3), ("cabula_v0", 3), ("kabaal_v0", 3),
                                              ("kabaal_v0", 4), ("barakka_v0", 2)])
 def test_the_move_depends_only_on_the_seats_information(env_id, players, algo):
@@ -236,8 +298,9 @@ def test_the_move_depends_only_on_the_seats_information(env_id, players, algo):
         p = state.current_player
         world = state.resample_hidden(p, np.random.default_rng(100 + seed))
         assert world.observation(p).tobytes() == state.observation(p).tobytes()
-        a = SearchAgent(seed=seed, sims=30, algo=algo, worlds=3 if algo != "ismcts" else None)
-        b = SearchAgent(seed=seed, sims=30, algo=algo, worlds=3 if algo != "ismcts" else None)
+        worlds = 3 if algo in ("pimc", "flat") else None
+        a = SearchAgent(seed=seed, sims=30, algo=algo, worlds=worlds)
+        b = SearchAgent(seed=seed, sims=30, algo=algo, worlds=worlds)
         assert _ask(a, state) == _ask(b, world)
         assert a.last_stats == b.last_stats
 
@@ -358,6 +421,63 @@ def test_heuristic_rollouts_play():
     assert _ask(agent, state) in state.legal_actions()
 
 
+# -- paired rollouts ----------------------------------------------------------------------------
+def test_paired_rollouts_meet_every_move_with_the_same_luck():
+    """With the same roll for both moves, ``bold`` never scores below ``safe``: over 30 seeds of
+    5 rounds each, paired rollouts never rank ``safe`` first, and choose ``bold`` whenever a roll
+    fell in the 10 points between. Drawn independently for each move (what
+    pimc or flat give a single world here), the 5 rolls put ``safe`` ahead in about a third of
+    the seeds."""
+    game = _LuckGame()
+    strictly = 0
+    for seed in range(30):
+        agent = SearchAgent(seed=seed, sims=10, algo="paired")
+        move = _ask(agent, game.new_state(0))
+        (n0, safe), (n1, bold) = agent.last_stats[0], agent.last_stats[1]
+        assert n0 == n1 == 5 and agent.last_iterations == 10
+        assert bold >= safe
+        assert move == (1 if bold > safe else 0), agent.last_stats  # a tie: the lower id (no policy move)
+        strictly += bold > safe
+    assert strictly >= 10  # the 10-point band holds a roll in 1 - 0.9**5 = 41% of the seeds
+    independent = 0
+    for seed in range(30):
+        flat = SearchAgent(seed=seed, sims=10, algo="flat", worlds=5, c=0.0)
+        _ask(flat, game.new_state(0))
+        independent += flat.last_stats[0][1] > flat.last_stats[1][1]
+    assert independent >= 3  # the unpaired comparison does get it wrong
+
+
+def test_paired_rollouts_keep_the_policys_own_move_on_a_tie():
+    from kabenvs.agents.search.tree import SearchSettings, Tree, paired
+    from kabenvs.agents.search.rollout import random_rollout
+
+    game = _LuckGame(edge=0)  # both moves are the same
+    tree = Tree(2, game.num_actions, SearchSettings(), random_rollout(1))
+    state = game.new_state(0)
+    for base, chosen in ((1, 1), (0, 0), (None, 0)):
+        stats, done, move = paired(state, 0, np.random.default_rng(3), tree, 8, None, base)
+        assert move == chosen and done == 8 and stats[0] == stats[1]
+    game = _LuckGame(edge=50)  # bold always wins
+    stats, _, move = paired(game.new_state(0), 0, np.random.default_rng(3), tree, 8, None, 0)
+    assert move == 1 and stats[1][1] == 1.0
+
+
+@pytest.mark.parametrize("env_id", env_ids())
+def test_paired_rollouts_play_every_game_with_the_heuristic_bot(env_id):
+    """Every legal move gets the same rounds; the bot's own move is the answer when no move does
+    better over the rounds (here: when it has the best mean)."""
+    state = _position(env_id, seed=3)
+    legal = state.legal_actions()
+    agent = SearchAgent(seed=2, sims=3 * len(legal), algo="paired", rollout="heuristic")
+    move = _ask(agent, state)
+    assert move in legal and set(agent.last_stats) == set(legal)
+    assert {n for n, _ in agent.last_stats.values()} == {3} and agent.last_iterations == 3 * len(legal)
+    best = max(mean for _, mean in agent.last_stats.values())
+    assert agent.last_stats[move][1] == best
+    again = SearchAgent(seed=2, sims=3 * len(legal), algo="paired", rollout="heuristic")
+    assert _ask(again, state) == move and again.last_stats == agent.last_stats  # seeded: reproducible
+
+
 # -- the seat spec ------------------------------------------------------------------------------
 def test_spec_parses():
     assert parse_search_spec("search") == {}
@@ -374,7 +494,9 @@ def test_spec_parses():
     ("search:sims=many", ["sims", "integer"]),
     ("search:time=-1", ["time", "> 0"]),
     ("search:rollout=smart", ["rollout", "random", "heuristic"]),
-    ("search:algo=mcts", ["algo", "ismcts", "pimc", "flat"]),
+    ("search:algo=mcts", ["algo", "ismcts", "pimc", "flat", "paired"]),
+    ("search:algo=paired,worlds=4", ["worlds", "paired", "sims="]),
+    ("search:algo=paired,model=zoo", ["paired", "model=", "rollout"]),
     ("search:sims=10,time=1", ["sims", "time"]),
     ("search:worlds=4", ["worlds", "pimc"]),
     ("search:leaf=value", ["leaf", "model"]),

@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 
 from kabenvs.agents.base import Decision
-from kabenvs.agents.search.rollout import has_heuristic, heuristic_rollout, random_rollout
+from kabenvs.agents.search.rollout import has_heuristic, heuristic_rollout, policy_move, random_rollout
 from kabenvs.agents.search.spec import (
     ALGOS, LEAVES, ROLLOUTS, canonical_name, check_options, is_search_spec, parse_search_spec,
 )
-from kabenvs.agents.search.tree import Prior, SearchSettings, Tree, Worlds, ismcts, pimc
+from kabenvs.agents.search.tree import Prior, SearchSettings, Tree, Worlds, ismcts, paired, pimc
 from kabenvs.core.errors import ConfigError, KabenvsError, brief
 from kabenvs.core.game import Game, State
 
@@ -60,6 +60,9 @@ class SearchAgent:
         if leaf is not None:
             if prior is None:
                 raise ConfigError("search leaf= needs a prior (a model): without one leaves are rolled out")
+        if algo == "paired" and prior is not None:
+            raise ConfigError("search algo=paired takes no prior (model): it plays every root move out with the "
+                              "rollout policy; use algo=ismcts or pimc with a model")
         if norm not in (0, 1, False, True):
             raise ConfigError(f"search norm={norm!r} must be 0 or 1")
         if norm and prior is None:
@@ -125,6 +128,11 @@ class SearchAgent:
             return Tree(game.num_players, game.num_actions, settings, rollout, self.prior)
 
         source = Worlds(state, me)
+        if self.algo == "paired":
+            base = policy_move(self.rollout, game.env_id, state, me, rng)
+            stats, done, move = paired(state, me, rng, make_tree(), self.sims, self.time, base, source)
+            self.last_stats, self.last_iterations, self.last_worlds = stats, done, source
+            return move if done else self._choose_unsearched(state, me, rng)
         if self.algo == "ismcts":
             stats, done = ismcts(state, me, rng, make_tree, self.sims, self.time, source)
         else:

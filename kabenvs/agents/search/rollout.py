@@ -51,6 +51,17 @@ def heuristic_rollout(
     return play
 
 
+def policy_move(kind: str, env_id: str, state: State, me: int, rng: np.random.Generator) -> int | None:
+    """The rollout policy's own move for seat ``me`` at ``state`` (from the seat's information
+    only, as the bot reads it): the heuristic bot's, or None for random rollouts (no move of
+    their own to prefer)."""
+    if kind != "heuristic" or not has_heuristic(env_id):
+        return None
+    from kabenvs.agents import heuristic_agent
+
+    return int(heuristic_agent(env_id, int(rng.integers(0, 2**31))).act(Decision(me, state)))
+
+
 def has_heuristic(env_id: str) -> bool:
     try:
         from kabenvs.agents import heuristic_agent

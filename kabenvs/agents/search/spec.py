@@ -5,6 +5,7 @@ Used wherever a seat is named by text (``scripts/play.py --seat``, ``scripts/eva
     search                          ISMCTS, 200 simulations a move, random rollouts
     search:sims=400,rollout=heuristic
     search:time=0.5,algo=pimc,worlds=10
+    search:algo=paired,rollout=heuristic,sims=4000   the heuristic bot improved by paired rollouts
     search:model=runs/x/final_model.zip,sims=100
     search:model=zoo,sims=100       the agent shipped for the game (kabenvs.zoo) as prior and value
 
@@ -18,7 +19,7 @@ from typing import Any
 from kabenvs.core.errors import ConfigError, brief
 
 PREFIX = "search"
-ALGOS = ("ismcts", "pimc", "flat")
+ALGOS = ("ismcts", "pimc", "flat", "paired")
 ROLLOUTS = ("random", "heuristic")
 LEAVES = ("rollout", "value")
 
@@ -67,7 +68,8 @@ def _path(key: str, text: str) -> str:
 
 # key -> (converter, what it means); the order is the order of the canonical name
 OPTIONS: dict[str, tuple[Any, str]] = {
-    "algo": (_choice(ALGOS), "ismcts (default) | pimc (determinized UCT) | flat (determinized flat MC)"),
+    "algo": (_choice(ALGOS), "ismcts (default) | pimc (determinized UCT) | flat (determinized flat MC) | "
+                            "paired (every root move rolled out in the same worlds with the same future)"),
     "sims": (_int(1), "simulations per move (default 200)"),
     "time": (_float(0.0, strict=True), "seconds of wall clock per move, instead of sims"),
     "rollout": (_choice(ROLLOUTS), "random (default) | heuristic (the game's bot; random where it has none)"),
@@ -116,6 +118,12 @@ def check_options(options: dict[str, Any]) -> None:
     if "worlds" in options and options.get("algo", "ismcts") == "ismcts":
         raise ConfigError("search option worlds= applies to algo=pimc or algo=flat only "
                           "(ismcts draws a new world every simulation)")
+    if "worlds" in options and options.get("algo") == "paired":
+        raise ConfigError("search option worlds= applies to algo=pimc or algo=flat only "
+                          "(paired draws a new world every round; sims= or time= sets how many)")
+    if options.get("algo") == "paired" and "model" in options:
+        raise ConfigError("search algo=paired takes no model=: it plays every root move out with the rollout "
+                          "policy (rollout=heuristic or random); use algo=ismcts or pimc with a model")
     if "leaf" in options and "model" not in options:
         raise ConfigError("search option leaf= needs model= (without a model, leaves are always rolled out)")
     if options.get("norm", 0) not in (0, 1):

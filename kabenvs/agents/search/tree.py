@@ -34,6 +34,15 @@ root's moves and random play after), the iterations go round-robin over the worl
 visit counts are summed over the trees (a vote weighted by confidence). It suffers strategy
 fusion on every seat (each tree plays as if the world were known) but is a useful reference.
 
+**Paired rollouts** (``paired``): no tree. Each round draws one world and plays every root
+move out in it by the rollout policy with the *same* future (the world's generator and the
+rollout's generator built from one seed: common random numbers), so the moves are compared on
+equal luck and the deck's order, which decides many games, cancels out of the comparison. The
+rollout policy's own move is kept unless another move's paired mean is strictly higher: with the
+game's heuristic bot as rollout policy this is the rollout algorithm of dynamic programming (one
+step of policy improvement on the bot), which plays at least as well as the bot when the worlds
+follow the seat's beliefs and the rounds are many.
+
 n-player: every node keeps one value sum per seat; the mover at a node picks by its own seat's
 mean, so each seat maximises its own return (the "max^n" reading of MCTS). Chance after the root
 (dice, reshuffles) comes from the world's own generator, which ``resample_hidden`` makes fresh
@@ -339,6 +348,38 @@ def ismcts(state: State, me: int, rng: np.random.Generator, make_tree: Callable[
         tree.iterate(world, rng)
         done += 1
     return tree.root_counts(me, state.legal_actions()), done
+
+
+def paired(state: State, me: int, rng: np.random.Generator, tree: Tree, sims: int | None,
+           seconds: float | None, base: int | None = None,
+           source: Worlds | None = None) -> tuple[dict[int, tuple[int, float]], int, int]:
+    """Paired rollouts from ``state`` for seat ``me`` (module docstring): every round draws a
+    world and plays each legal move out in a copy of it with the same seeded future; ``sims``
+    counts rollouts (a round costs one per legal move). Returns (``action -> (rounds, mean
+    return of me)``, rollouts run, the move chosen): ``base`` (the rollout policy's own move)
+    unless another has a strictly higher mean, else the highest mean (then the lower id)."""
+    legal = state.legal_actions()
+    worlds = source if source is not None else Worlds(state, me)
+    totals = [0.0] * len(legal)
+    rounds = 0
+    budget = None if sims is None else max(1, sims // len(legal))
+    for _ in budget_loop(budget, seconds):
+        world = worlds.draw(rng)
+        if world is None:
+            continue
+        seed = int(rng.integers(0, 2**63))
+        for i, a in enumerate(legal):
+            copy = world.clone()
+            copy.rng = np.random.Generator(np.random.PCG64(seed))  # the same future for every move
+            copy.apply(a)
+            tree.rollout(copy, np.random.Generator(np.random.PCG64(seed + 1)))
+            totals[i] += tree.returns(copy)[me]
+        rounds += 1
+    stats = {a: (rounds, totals[i] / rounds if rounds else 0.0) for i, a in enumerate(legal)}
+    best = max(legal, key=lambda a: (stats[a][1], -a))
+    if base in stats and stats[best][1] <= stats[base][1]:
+        best = base  # ties keep the policy's own move: a move is changed only on evidence
+    return stats, rounds * len(legal), best
 
 
 def pimc(state: State, me: int, rng: np.random.Generator, make_tree: Callable[[], Tree],
