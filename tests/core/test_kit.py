@@ -402,7 +402,8 @@ def test_observations_never_merge_histories_whose_positions_differ(case):
 def test_resampled_world_replays_the_seats_whole_history(case):
     """A resampled world is one the seat's whole past is consistent with: replayed from that
     world's own start, every past action is legal there, the same seat is asked at every step,
-    and the seat sees exactly the observations it saw; the replay ends in the world itself. Every
+    and the seat sees exactly the observations it saw, and now the same seat is asked (the seat to
+    move with the same legal moves: its mask); the replay ends in the world itself. Every
     move of the world's history is also named and narrated to the seat as in the real game (the
     infos' and the logs' channels)."""
     game = build(case)
@@ -441,6 +442,11 @@ def test_resampled_world_replays_the_seats_whole_history(case):
                     told, real = seat_view(before, replay, a, p)[1], real_tales[i, p]
                     assert told == real, f"step {i}: player {p} would have been told {told} in this world, not {real}"
                 np.testing.assert_array_equal(replay.observation(p), state.observation(p))
+                # the decision now is the seat's to read too: the same seat is asked, and the seat
+                # to move sees the same legal moves (its mask) as in the real game
+                assert world.current_player == state.current_player, "another seat is asked now in this world"
+                if p == state.current_player:
+                    assert world.legal_actions() == state.legal_actions(), "the seat would have other legal moves"
                 mine = {k: v for k, v in state_data(world).items() if k != "start"}
                 theirs = {k: v for k, v in state_data(replay).items() if k != "start"}
                 assert mine == theirs, "the replay does not end in the resampled world"
