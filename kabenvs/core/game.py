@@ -325,8 +325,12 @@ class State:
 
         ``player`` must be a seat of this game (``ConfigError`` otherwise: a seat out of range
         once gave an IndexError in some games and, in others, a world drawn for another seat,
-        -1 read as the last one); ``rng`` a Generator, a seed >= 0 or None. A game implements
+        -1 read as the last one); ``rng`` a Generator, a seed >= 0 or None, never the state's own
+        ``rng`` (refused: drawing from it would change the real game's chance). A game implements
         ``_resample_hidden(player, rng)``, called with a checked seat and a Generator."""
+        if rng is self.rng:  # its draws would move this game's own chance: the history would no longer replay
+            raise ConfigError("resample_hidden: rng is this state's own generator (the game's future dice and "
+                              "shuffles); pass a generator of your own, a seed >= 0 or None")
         return self._resample_hidden(self.check_seat(player, "resample_hidden"), as_generator(rng))
 
     def _resample_hidden(self, player: int, rng: np.random.Generator) -> "State":

@@ -55,3 +55,19 @@ def test_a_generator_made_for_one_deal_gives_the_same_game_as_its_seed():
         move = a.legal_actions()[-1]
         a.apply(move), b.apply(move)
     assert a.to_json() == b.to_json()
+
+
+@pytest.mark.parametrize("env_id", kabenvs.ENV_IDS)
+def test_resample_hidden_refuses_the_games_own_generator(env_id):
+    """Drawing a world from ``state.rng`` would move the real game's dice and shuffles: refused in
+    one line, the state untouched; a generator of the caller's own works."""
+    from kabenvs.core.errors import ConfigError
+
+    state = make_game(env_id, num_players=2).new_state(4)
+    before = state.to_json()
+    with pytest.raises(ConfigError, match="own generator") as info:
+        state.resample_hidden(0, state.rng)
+    assert "\n" not in str(info.value)
+    assert state.to_json() == before
+    state.resample_hidden(0, np.random.default_rng(1))
+    assert state.to_json() == before
