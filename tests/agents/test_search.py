@@ -768,6 +768,21 @@ def test_a_search_whose_every_world_followed_the_truth_chooses_without_them(algo
     assert _ask(guided, state) == state.legal_actions()[-1] and walked == []
 
 
+def test_paired_rollouts_without_a_world_play_the_policys_own_move():
+    """Every world comes back marked: paired rollouts play none of them and answer with the
+    heuristic bot's own move, asked from the seat's information (random rollouts: a random legal
+    move, as the other algorithms)."""
+    from kabenvs.agents import heuristic_agent
+
+    for seed in range(4):
+        state = _position("cabula_v0", seed=seed)
+        state.resample_hidden = lambda player, rng=None, s=state: _marked_copy(s)
+        agent = SearchAgent(seed=seed, sims=20, algo="paired", rollout="heuristic")
+        bot = heuristic_agent("cabula_v0", 0).act(Decision(state.current_player, state))
+        assert _ask(agent, state) == bot and agent.last_iterations == 0
+        assert agent.last_worlds.skipped == agent.last_worlds.followed_truth > 0
+
+
 def _marked_copy(state):
     world = state.clone()
     world._followed_truth = True

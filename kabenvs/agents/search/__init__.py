@@ -132,7 +132,8 @@ class SearchAgent:
             base = policy_move(self.rollout, game.env_id, state, me, rng)
             stats, done, move = paired(state, me, rng, make_tree(), self.sims, self.time, base, source)
             self.last_stats, self.last_iterations, self.last_worlds = stats, done, source
-            return move if done else self._choose_unsearched(state, me, rng)
+            # no world at all: the rollout policy's own move (from the seat's information), if any
+            return move if done or base is not None else self._choose_unsearched(state, me, rng)
         if self.algo == "ismcts":
             stats, done = ismcts(state, me, rng, make_tree, self.sims, self.time, source)
         else:
