@@ -306,6 +306,7 @@ def test_each_patient_try_draws_its_own_relabelling(monkeypatch):
         return None
 
     monkeypatch.setattr(resample, "_rechoose", fail)
+    monkeypatch.setattr(resample, "CHAIN", 1)  # one draw's tries (a chain makes CHAIN draws)
     assert s.resample_hidden(2, np.random.default_rng(0))._followed_truth
     assert len(sigmas) == 1
     sigmas.clear()
@@ -391,6 +392,57 @@ def test_worlds_drawn_from_a_world_are_drawn_like_worlds_of_the_truth():
     assert not other._followed_truth
     z, key = worlds_distribution_gap(state, seat, other, 150)
     assert z < 6, f"{key}: z = {z:.1f}"
+
+
+def test_chained_draws_forget_the_source_where_gifts_are_re_chosen(monkeypatch):
+    """Seat 1 of a 3-player game (seed 2) at 0.6, after four hidden gifts among cards it had seen
+    (re-chosen in every world): one draw leans towards its source, the truth (one Double potion
+    in the forest deck) or a world of it (none). Worlds of each, 80 draws: the chain of
+    ``CHAIN`` draws holds the same number of Double potions in the deck on average, one draw
+    does not (z about 4.6)."""
+    from kabenvs.games.alakazum import resample as R
+
+    chain = R.CHAIN
+    assert chain > 1
+    state = _position(3, 2, 0.6)
+    seat = state.current_player
+    monkeypatch.setattr(R, "CHAIN", 1)
+    other = state.resample_hidden(seat, np.random.default_rng(999))  # one draw: no Double potion in the deck
+    key = ("forest deck", "Double potion")
+
+    def deck_gap(draws: int) -> float:
+        counts = [[sum(1 for x in src.resample_hidden(seat, np.random.default_rng(off + i)).hidden_zones(seat)
+                       ["forest deck"] if x == key[1]) for i in range(draws)]
+                  for src, off in ((state, 0), (other, 10**6))]
+        a, b = (np.array(c, dtype=float) for c in counts)
+        return abs(a.mean() - b.mean()) / np.sqrt(a.var(ddof=1) / draws + b.var(ddof=1) / draws)
+
+    assert deck_gap(80) > 4  # one draw: the leaning the chain is there for
+    monkeypatch.setattr(R, "CHAIN", chain)
+    assert deck_gap(80) < 3
+
+
+@pytest.mark.parametrize("marks,followed", [((True, True, True), True), ((True, False, True), False),
+                                            ((False, True, True), False), ((False, False, False), False)])
+def test_a_chain_follows_the_truth_only_while_every_draw_fell_back(monkeypatch, marks, followed):
+    """A fallback follows its source's hidden choices: the truth's while every draw of the chain
+    so far fell back; after a usual draw the source is a world, and following it reads nothing."""
+    from kabenvs.games.alakazum import resample as R
+
+    monkeypatch.setattr(R, "CHAIN", 3)
+    sources, made = [], iter(marks)
+
+    def draw(source, p, rng):
+        sources.append(source)
+        world = source.clone()
+        world._followed_truth = next(made)
+        return world, True
+
+    monkeypatch.setattr(R, "_draw", draw)
+    state = _position(2, 1, 0.3)
+    world = R.resample(state, state.current_player, np.random.default_rng(0))
+    assert len(sources) == 3 and sources[0] is state and sources[1] is not state
+    assert world._followed_truth is followed
 
 
 @pytest.mark.parametrize("players,seed,fraction", [(2, 2, 0.6), (2, 5, 0.9), (5, 12, 0.3)])
