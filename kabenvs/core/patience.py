@@ -34,10 +34,11 @@ _PATIENT: contextvars.ContextVar[bool] = contextvars.ContextVar("kabenvs_patient
 
 
 @contextlib.contextmanager
-def patient() -> Iterator[None]:
+def patient(on: bool = True) -> Iterator[None]:
     """Resamplers called inside this block try ``PATIENT_TRIES`` times as often, each try with
-    ``PATIENT_BUDGET`` times the budget."""
-    token = _PATIENT.set(True)
+    ``PATIENT_BUDGET`` times the budget (``on=False``: the usual budget again inside it, for a
+    draw whose fallback would tell nothing)."""
+    token = _PATIENT.set(on)
     try:
         yield
     finally:

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kabenvs.core.game import world_start
-from kabenvs.core.patience import resample_budget, resample_tries
+from kabenvs.core.patience import is_patient, patient, resample_budget, resample_tries
 
 if TYPE_CHECKING:
     from kabenvs.games.alakazum.rules import AlakazumState
@@ -176,7 +176,9 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     # far fell back; after one usual draw the source is a world, and following it tells nothing.
     followed = world._followed_truth
     for _ in range(CHAIN - 1):
-        nxt, _ = _draw(world, p, rng)
+        # from a usual world a fallback is harmless: such draws need no patience (core.patience)
+        with patient(followed and is_patient()):
+            nxt, _ = _draw(world, p, rng)
         followed = followed and nxt._followed_truth
         world = nxt
     world._followed_truth = followed

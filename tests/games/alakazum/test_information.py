@@ -427,22 +427,28 @@ def test_chained_draws_forget_the_source_where_gifts_are_re_chosen(monkeypatch):
 def test_a_chain_follows_the_truth_only_while_every_draw_fell_back(monkeypatch, marks, followed):
     """A fallback follows its source's hidden choices: the truth's while every draw of the chain
     so far fell back; after a usual draw the source is a world, and following it reads nothing."""
+    from kabenvs.core.patience import is_patient, patient
     from kabenvs.games.alakazum import resample as R
 
     monkeypatch.setattr(R, "CHAIN", 3)
     sources, made = [], iter(marks)
 
+    patience = []
+
     def draw(source, p, rng):
         sources.append(source)
+        patience.append(is_patient())
         world = source.clone()
         world._followed_truth = next(made)
         return world, True
 
     monkeypatch.setattr(R, "_draw", draw)
     state = _position(2, 1, 0.3)
-    world = R.resample(state, state.current_player, np.random.default_rng(0))
+    with patient():  # a patient draw stays patient only while the chain is still at the truth
+        world = R.resample(state, state.current_player, np.random.default_rng(0))
     assert len(sources) == 3 and sources[0] is state and sources[1] is not state
     assert world._followed_truth is followed
+    assert patience == [True, marks[0], marks[0] and marks[1]]
 
 
 @pytest.mark.parametrize("players,seed,fraction", [(2, 2, 0.6), (2, 5, 0.9), (5, 12, 0.3)])
