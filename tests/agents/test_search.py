@@ -478,6 +478,21 @@ def test_paired_rollouts_play_every_game_with_the_heuristic_bot(env_id):
     assert _ask(again, state) == move and again.last_stats == agent.last_stats  # seeded: reproducible
 
 
+@pytest.mark.parametrize("env_id", env_ids())
+def test_paired_rollouts_play_the_largest_table(env_id):
+    """Each seat maximises its own return: at the largest table (Barakka: solo too) every seat
+    that searches with paired rollouts answers with a legal move, each legal move rolled out
+    alike."""
+    from kabenvs.core.registry import game_class
+
+    for players in sorted({min(game_class(env_id).Config.PLAYER_COUNTS), max(game_class(env_id).Config.PLAYER_COUNTS)}):
+        state = _position(env_id, seed=6, players=players)
+        legal = state.legal_actions()
+        agent = SearchAgent(seed=1, sims=2 * len(legal), algo="paired", rollout="heuristic")
+        assert _ask(agent, state) in legal
+        assert {n for n, _ in agent.last_stats.values()} == {2}
+
+
 # -- the seat spec ------------------------------------------------------------------------------
 def test_spec_parses():
     assert parse_search_spec("search") == {}
