@@ -493,6 +493,72 @@ def test_paired_rollouts_play_the_largest_table(env_id):
         assert {n for n, _ in agent.last_stats.values()} == {2}
 
 
+# -- an opponent model (others=) ----------------------------------------------------------------
+def test_a_modelled_opponent_is_answered_by_its_best_response():
+    """Nim from 6 stones is lost against perfect play, but against a seat that always takes two
+    it is won by taking two (6 -> 4 -> 2 -> win) and lost by taking one (6 -> 5 -> 3 -> lost). A
+    tree whose other seat moves by that model finds it: every simulation of "take 1" loses, "take
+    2" wins but where the search tries its own losing reply at 2 stones, and each opponent node has
+    the model's move as its only child. (A plain search sees both moves lost.)"""
+    from kabenvs.agents.search.tree import SearchSettings, Tree, ismcts
+
+    game = _NimGame(stones=6)
+    state = game.new_state(0)
+    take2 = game.catalog.id("take", 2)
+    model = lambda world, p: world.legal_actions()[-1]  # noqa: E731 - take two while it can
+
+    def rollout(world, rng):  # both seats play the model after a new leaf
+        while world.current_player is not None:
+            world.apply(model(world, world.current_player))
+
+    trees = []
+
+    def make_tree():
+        trees.append(Tree(2, game.num_actions, SearchSettings(c=1.4), rollout, None, 0, model))
+        return trees[-1]
+
+    stats, done = ismcts(state, 0, np.random.default_rng(1), make_tree, 60, None)
+    assert done == 60
+    assert stats[take2][1] > 0.5 and stats[1 - take2][1] == -1.0
+    assert stats[take2][0] > 3 * stats[1 - take2][0]
+    stack = list(trees[0].root.children.items())
+    while stack:  # the opponent (seat 1) only ever made the model's move
+        key, node = stack.pop()
+        for k, child in node.children.items():
+            if k // game.num_actions == 1:
+                assert len([c for c in node.children if c // game.num_actions == 1]) == 1
+            stack.append((k, child))
+
+
+@pytest.mark.parametrize("env_id", env_ids())
+def test_a_search_against_the_heuristic_bot_plays_every_game(env_id):
+    """``others=heuristic``: legal moves at both ends of each game's table, every simulation
+    through a root move, the same move and statistics from the same seed."""
+    game = make_game(env_id)
+    for players in (min(game.Config.PLAYER_COUNTS), max(game.Config.PLAYER_COUNTS)):
+        state = _position(env_id, seed=4, players=players)
+        legal = state.legal_actions()
+        a = SearchAgent(seed=5, sims=8, others="heuristic", rollout="heuristic")
+        b = SearchAgent(seed=5, sims=8, others="heuristic", rollout="heuristic")
+        move = _ask(a, state)
+        assert move in legal and _ask(b, state) == move and a.last_stats == b.last_stats
+        assert sum(n for n, _ in a.last_stats.values()) == a.last_iterations == 8
+        pimc = SearchAgent(seed=5, sims=6, algo="pimc", worlds=2, others="random")
+        assert _ask(pimc, state) in legal
+
+
+@pytest.mark.parametrize("env_id, players", [("cabula_v0", 3), ("kabaal_v0", 4), ("barakka_v0", 2)])
+def test_a_search_against_a_modelled_opponent_depends_only_on_the_seats_information(env_id, players):
+    for seed in range(2):
+        state = _position(env_id, seed=seed, players=players)
+        p = state.current_player
+        world = state.resample_hidden(p, np.random.default_rng(100 + seed))
+        a = SearchAgent(seed=seed, sims=20, others="heuristic", rollout="heuristic")
+        b = SearchAgent(seed=seed, sims=20, others="heuristic", rollout="heuristic")
+        assert _ask(a, state) == _ask(b, world)
+        assert a.last_stats == b.last_stats
+
+
 # -- the seat spec ------------------------------------------------------------------------------
 def test_spec_parses():
     assert parse_search_spec("search") == {}
@@ -501,6 +567,9 @@ def test_spec_parses():
     agent = search_agent_from_spec("search:sims=30,algo=flat", "kabaleo_v0", seed=2)
     assert (agent.sims, agent.algo, agent.name) == (30, "flat", "search:algo=flat,sims=30")
     assert search_agent_from_spec("search", "kabaleo_v0").sims == 200
+    agent = search_agent_from_spec("search:others=heuristic,sims=40", "kabaleo_v0", seed=2)
+    assert (agent.others, agent.name) == ("heuristic", "search:sims=40,others=heuristic")
+    assert search_agent_from_spec("search:others=search", "kabaleo_v0").others == "search"
 
 
 @pytest.mark.parametrize("spec,words", [
@@ -512,6 +581,8 @@ def test_spec_parses():
     ("search:algo=mcts", ["algo", "ismcts", "pimc", "flat", "paired"]),
     ("search:algo=paired,worlds=4", ["worlds", "paired", "sims="]),
     ("search:algo=paired,model=zoo", ["paired", "model=", "rollout"]),
+    ("search:others=bots", ["others", "search", "heuristic", "random"]),
+    ("search:algo=paired,others=heuristic", ["others", "paired", "rollout"]),
     ("search:sims=10,time=1", ["sims", "time"]),
     ("search:worlds=4", ["worlds", "pimc"]),
     ("search:leaf=value", ["leaf", "model"]),

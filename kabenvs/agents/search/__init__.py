@@ -18,9 +18,11 @@ from typing import Any
 import numpy as np
 
 from kabenvs.agents.base import Decision
-from kabenvs.agents.search.rollout import has_heuristic, heuristic_rollout, policy_move, random_rollout
+from kabenvs.agents.search.rollout import (
+    has_heuristic, heuristic_rollout, others_policy, policy_move, random_rollout,
+)
 from kabenvs.agents.search.spec import (
-    ALGOS, LEAVES, ROLLOUTS, canonical_name, check_options, is_search_spec, parse_search_spec,
+    ALGOS, LEAVES, OTHERS, ROLLOUTS, canonical_name, check_options, is_search_spec, parse_search_spec,
 )
 from kabenvs.agents.search.tree import Prior, SearchSettings, Tree, Worlds, ismcts, paired, pimc
 from kabenvs.core.errors import ConfigError, KabenvsError, brief
@@ -49,8 +51,9 @@ class SearchAgent:
     def __init__(self, seed: int | None = None, sims: int | None = None, time: float | None = None,
                  algo: str = "ismcts", rollout: str = "random", c: float = DEFAULT_C,
                  worlds: int | None = None, prior: Prior | None = None, leaf: str | None = None,
-                 score: float = 0.0, norm: int = 0, name: str | None = None) -> None:
-        options = {"algo": algo, "rollout": rollout, "c": c, "score": score}
+                 score: float = 0.0, norm: int = 0, others: str = "search",
+                 name: str | None = None) -> None:
+        options = {"algo": algo, "rollout": rollout, "others": others, "c": c, "score": score}
         if sims is not None:
             options["sims"] = sims
         if time is not None:
@@ -80,12 +83,15 @@ class SearchAgent:
             raise ConfigError(f"search algo={algo!r} is not allowed; choose one of {list(ALGOS)}")
         if rollout not in ROLLOUTS:
             raise ConfigError(f"search rollout={rollout!r} is not allowed; choose one of {list(ROLLOUTS)}")
+        if others not in OTHERS:
+            raise ConfigError(f"search others={others!r} is not allowed; choose one of {list(OTHERS)}")
         if leaf is not None and leaf not in LEAVES:
             raise ConfigError(f"search leaf={leaf!r} is not allowed; choose one of {list(LEAVES)}")
         self.sims = DEFAULT_SIMS if sims is None and time is None else sims
         self.time = time
         self.algo = algo
         self.rollout = rollout
+        self.others = others
         self.c = float(c)
         if not score >= 0:
             raise ConfigError(f"search score={score!r} must be a number >= 0")
@@ -96,7 +102,8 @@ class SearchAgent:
         self.leaf = leaf if leaf is not None else ("value" if prior is not None else "rollout")
         self.seed = seed
         self.rng = np.random.default_rng(seed)
-        defaults = {("algo", "ismcts"), ("rollout", "random"), ("c", DEFAULT_C), ("score", 0.0)}
+        defaults = {("algo", "ismcts"), ("rollout", "random"), ("others", "search"), ("c", DEFAULT_C),
+                    ("score", 0.0)}
         self.name = name or canonical_name({k: v for k, v in options.items() if (k, v) not in defaults})
         self.last_stats: dict[int, tuple[int, float]] = {}  # the last search's root: action -> (visits, mean)
         self.last_iterations = 0
@@ -125,7 +132,8 @@ class SearchAgent:
                                   score=self.score, norm=self.norm)
 
         def make_tree() -> Tree:
-            return Tree(game.num_players, game.num_actions, settings, rollout, self.prior)
+            others = others_policy(self.others, game.env_id, game.num_players, rng)
+            return Tree(game.num_players, game.num_actions, settings, rollout, self.prior, me, others)
 
         source = Worlds(state, me)
         if self.algo == "paired":

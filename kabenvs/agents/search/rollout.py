@@ -51,6 +51,25 @@ def heuristic_rollout(
     return play
 
 
+def others_policy(kind: str, env_id: str, num_players: int, rng: np.random.Generator):
+    """The opponent model of ``others=`` for one tree: ``(world, player) -> move``, every modelled
+    seat playing the game's heuristic bot (one bot per seat, seeded from ``rng``; random where the
+    game has none) or uniformly random moves. None for ``search`` (every seat is searched)."""
+    if kind == "search":
+        return None
+    if kind == "heuristic" and has_heuristic(env_id):
+        from kabenvs.agents import heuristic_agent
+
+        bots = [heuristic_agent(env_id, int(s)) for s in rng.integers(0, 2**31, size=num_players)]
+        return lambda world, p: bots[p].act(Decision(p, world))
+
+    def uniform(world: State, p: int) -> int:
+        legal = world.legal_actions()
+        return int(legal[int(rng.integers(len(legal)))])
+
+    return uniform
+
+
 def policy_move(kind: str, env_id: str, state: State, me: int, rng: np.random.Generator) -> int | None:
     """The rollout policy's own move for seat ``me`` at ``state`` (from the seat's information
     only, as the bot reads it): the heuristic bot's, or None for random rollouts (no move of

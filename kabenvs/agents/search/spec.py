@@ -8,6 +8,7 @@ Used wherever a seat is named by text (``scripts/play.py --seat``, ``scripts/eva
     search:algo=paired,rollout=heuristic,sims=4000   the heuristic bot improved by paired rollouts
     search:model=runs/x/final_model.zip,sims=100
     search:model=zoo,sims=100       the agent shipped for the game (kabenvs.zoo) as prior and value
+    search:others=heuristic,rollout=heuristic,sims=1000   a best response to the heuristic bot
 
 A bad key or value is refused with one line (``ConfigError``) naming it and what is allowed.
 """
@@ -22,6 +23,7 @@ PREFIX = "search"
 ALGOS = ("ismcts", "pimc", "flat", "paired")
 ROLLOUTS = ("random", "heuristic")
 LEAVES = ("rollout", "value")
+OTHERS = ("search", "heuristic", "random")
 
 
 def _int(low: int):
@@ -73,6 +75,8 @@ OPTIONS: dict[str, tuple[Any, str]] = {
     "sims": (_int(1), "simulations per move (default 200)"),
     "time": (_float(0.0, strict=True), "seconds of wall clock per move, instead of sims"),
     "rollout": (_choice(ROLLOUTS), "random (default) | heuristic (the game's bot; random where it has none)"),
+    "others": (_choice(OTHERS), "search (default: every seat is searched) | heuristic | random (the other seats "
+                                "play that policy inside the tree: an opponent model, only this seat is searched)"),
     "c": (_float(0.0, strict=False), "exploration constant (default 1.4)"),
     "worlds": (_int(1), "worlds sampled by pimc/flat (default 8)"),
     "score": (_float(0.0, strict=False), "weight of the final score margin added to the returns (default 0)"),
@@ -124,6 +128,9 @@ def check_options(options: dict[str, Any]) -> None:
     if options.get("algo") == "paired" and "model" in options:
         raise ConfigError("search algo=paired takes no model=: it plays every root move out with the rollout "
                           "policy (rollout=heuristic or random); use algo=ismcts or pimc with a model")
+    if options.get("algo") == "paired" and options.get("others", "search") != "search":
+        raise ConfigError("search option others= applies to the tree searches (ismcts, pimc, flat); algo=paired "
+                          "already plays every seat by the rollout policy after the root move")
     if "leaf" in options and "model" not in options:
         raise ConfigError("search option leaf= needs model= (without a model, leaves are always rolled out)")
     if options.get("norm", 0) not in (0, 1):
