@@ -51,7 +51,7 @@ def copy_generator(rng: np.random.Generator) -> np.random.Generator:
 MASK_CACHE_SIZE = 4096
 
 
-def _copy_plain(value: Any) -> Any:
+def copy_plain(value: Any) -> Any:
     """A deep copy of plain data (a state's public fields): a pickle round trip, which keeps
     types and shared references exactly as ``copy.deepcopy`` does, at a fraction of its cost
     (``env.reset`` records every deal's start with it: deepcopy was three quarters of a reset)."""
@@ -269,7 +269,7 @@ class State:
     def mark_start(self) -> None:
         """Record the current position as the one the history replays from."""
         fields = {k: v for k, v in self._data().items() if k != "start"}
-        self.start = {"state": _copy_plain(fields), "rng": self.rng.bit_generator.state}
+        self.start = {"state": copy_plain(fields), "rng": self.rng.bit_generator.state}
 
     def replay_start(self) -> "State":
         """A fresh state at this game's ``start``; applying ``history[len(start's history):]`` to
@@ -277,7 +277,7 @@ class State:
         if self.start is None:
             raise ValueError("this state has no recorded start (restored from an older save)")
         new = self.__class__.__new__(self.__class__)
-        new.__dict__.update(_copy_plain(self.start["state"]))
+        new.__dict__.update(copy_plain(self.start["state"]))
         new.game = self.game
         new.rng = np.random.Generator(np.random.PCG64(_TEMPLATE_SEED))
         new.rng.bit_generator.state = self.start["rng"]
