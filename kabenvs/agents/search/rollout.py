@@ -36,11 +36,9 @@ def heuristic_rollout(
 ) -> Callable[[State, np.random.Generator], None]:
     """Every seat plays the game's heuristic bot. The bots are made fresh for each rollout and
     seeded from the search's generator, so a search stays a pure function of its seed."""
-    from kabenvs.agents import heuristic_agent
 
     def play(world: State, rng: np.random.Generator) -> None:
-        seeds = rng.integers(0, 2**31, size=num_players)
-        bots = [heuristic_agent(env_id, int(s)) for s in seeds]
+        bots = _bots(env_id, num_players, rng)
         for _ in range(limit):
             p = world.current_player
             if p is None:
@@ -58,9 +56,7 @@ def others_policy(kind: str, env_id: str, num_players: int, rng: np.random.Gener
     if kind == "search":
         return None
     if kind == "heuristic" and has_heuristic(env_id):
-        from kabenvs.agents import heuristic_agent
-
-        bots = [heuristic_agent(env_id, int(s)) for s in rng.integers(0, 2**31, size=num_players)]
+        bots = _bots(env_id, num_players, rng)
         return lambda world, p: bots[p].act(Decision(p, world))
 
     def uniform(world: State, p: int) -> int:
@@ -68,6 +64,13 @@ def others_policy(kind: str, env_id: str, num_players: int, rng: np.random.Gener
         return int(legal[int(rng.integers(len(legal)))])
 
     return uniform
+
+
+def _bots(env_id: str, num_players: int, rng: np.random.Generator) -> list:
+    """One heuristic bot per seat, each seeded from ``rng`` (a search stays a function of its seed)."""
+    from kabenvs.agents import heuristic_agent
+
+    return [heuristic_agent(env_id, int(s)) for s in rng.integers(0, 2**31, size=num_players)]
 
 
 def policy_move(kind: str, env_id: str, state: State, me: int, rng: np.random.Generator) -> int | None:
