@@ -48,8 +48,9 @@ seats move by that policy (reading only their own seat's view of the world, as t
 does) instead of being searched, and only the searching seat's decisions are searched: a best
 response to the model, planned over the worlds. Their moves still branch the tree (a child per
 move made), so the searching seat's later nodes tell apart what they did. Against the modelled
-bot itself this is a far deeper improvement than paired rollouts' one step; against anyone else
-it assumes what it cannot know, and may do worse than the plain search.
+bot itself it plans many moves ahead where paired rollouts improve one (how much that wins is
+measured per game in docs/results.md); against anyone else it assumes what it cannot know, and
+may do worse than the plain search.
 
 n-player: every node keeps one value sum per seat; the mover at a node picks by its own seat's
 mean, so each seat maximises its own return (the "max^n" reading of MCTS). Chance after the root
