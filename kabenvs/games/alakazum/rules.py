@@ -1466,6 +1466,15 @@ class AlakazumState(State):
 
         return resample(self, player, rng)
 
+    def position_key(self) -> str:
+        """The all-seeing render less what no rule reads later (docs, Observation): the order in
+        which a team's characters joined it. Characters join at the end and leave from anywhere;
+        every rule and every legal move reads a team as a set (decisions list its characters by
+        id), so two teams with the same characters are the same position."""
+        canonical = self.clone()
+        canonical.teams = [sorted(team) for team in self.teams]
+        return canonical.render(None)
+
     # per-pair knowledge rows, [o][h]: what o knows of h's hand
     _PAIR_ROWS = ("known", "groups", "joint", "capped")
 

@@ -510,3 +510,32 @@ def test_a_card_the_seat_put_back_is_still_known_to_be_in_the_forest_deck_after_
     forest deck, and a shuffle forgets it."""
     (A, _), (B, _) = _probe_branches()
     assert A.observation(1).tobytes() != B.observation(1).tobytes()
+
+
+def test_the_order_a_team_joined_in_is_history_no_rule_reads():
+    """The recall probe's position key leaves out the order of a team's characters (found
+    2026-12-06: at 2 players, 4 merges of 150 games where the teams held the same characters in
+    another order were counted as positions that differ). With the order reversed, every seat's
+    observation, the legal moves and the key are the same; with a character swapped for
+    another, the key differs."""
+    import random
+
+    from kabenvs.games.alakazum import AlakazumGame
+
+    state = AlakazumGame(num_players=2).new_state(3)
+    rnd = random.Random(3)
+    while not any(len(team) >= 3 for team in state.teams):
+        state.apply(rnd.choice(state.legal_actions()))
+    p = next(q for q, team in enumerate(state.teams) if len(team) >= 3)
+    other = state.clone()
+    other.teams[p] = other.teams[p][::-1]
+    other.touch()
+    assert other.render(None) != state.render(None)
+    assert other.position_key() == state.position_key()
+    assert other.legal_actions() == state.legal_actions()
+    for v in range(2):
+        assert other.observation(v).tobytes() == state.observation(v).tobytes()
+    swapped = state.clone()
+    swapped.teams[p][0] = next(c for c in swapped.graveyard + swapped.forest if state.game.cs.cards[c].kind == "character")
+    swapped.touch()
+    assert swapped.position_key() != state.position_key()
