@@ -119,6 +119,8 @@ class Tree:
         self.prior = prior
         # an opponent model: every seat but ``me`` moves by ``others`` inside the tree instead of
         # being searched, so only ``me``'s decisions are searched (a best response to the model)
+        if others is not None and me is None:
+            raise ValueError("Tree(others=...) needs me=: the seat whose decisions are searched")
         self.me = me
         self.others = others
         self.root = Node(num_players)
