@@ -106,8 +106,9 @@ def build_layout(game: AlakazumGame) -> ObservationLayout:
     lay.add("market_count", nht, "market pile cards of each type / 4")
     lay.add("piles", 3, "market size / 20, forest deck size / 90, Forest Magic cards out / 6")
     lay.add("forest_known", (FOREST_KNOWN, ncls), "one-hot class of the forest deck's top cards I know (row 0 = top)")
-    lay.add("forest_set", 2, "the deck top I knew, after another caster's Forest Magic took it: "
-            "how many top cards hold it (/6), at least r of the 'some' cards are there (/5)")
+    lay.add("forest_set", 3, "the deck top I knew, after another caster's Forest Magic took it or a "
+            "reshuffle mixed it into the deck: how many top cards hold it (/6; 1 for the whole deck), "
+            "at least r of the 'some' cards are there (/5), 1 when it is the whole deck (more than 6)")
     lay.add("forest_set_cards", (2, ncls),
             "those top cards hold: the 'sure' cards, and r of the 'some' cards (class counts)")
     lay.add("forest_magic", ncls, "my Forest Magic cards still to place (class counts) while I cast it")
@@ -509,8 +510,9 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
     fs = state.forest_sets[player]
     if fs[0]:
         f0 = at.forest_set
-        mv[f0] = fs[0] / 6
+        mv[f0] = min(fs[0], 6) / 6
         mv[f0 + 1] = fs[3] / 5
+        mv[f0 + 2] = fs[0] > 6  # (then it is the whole deck, whose size is in ``piles``)
         f0 = at.forest_set_cards
         for c in fs[1]:
             mv[f0 + cs.cls[c]] += 1
@@ -725,7 +727,8 @@ def render(state: AlakazumState, player: int | None = None) -> str:
         w, sure, some, r = state.forest_sets[player]
         sure_names = ", ".join(sorted(cards[c].name for c in sure)) or "-"
         some_names = ", ".join(sorted(cards[c].name for c in some))
-        lines.append(f"  the top {w} forest cards hold: {sure_names}"
+        where = "the forest deck holds" if w >= len(state.forest) else f"the top {w} forest cards hold"
+        lines.append(f"  {where}: {sure_names}"
                      + (f"; at least {r} of: {some_names}" if some else ""))
     if state.display:
         chars("display", state.display, "  ")

@@ -91,7 +91,7 @@ def _trace(before: "AlakazumState", action: int) -> tuple["AlakazumState", list[
 
     t.wrap("_roll", post=rolled)
     t.wrap("_santa_roll", post=lambda _, __, q: ev(("santa", q, t.last_roll, s.pending)))
-    t.wrap("_reshuffle_forest", pre=lambda: ev(("forest_lost", cb_copy())) if s.combat else None)
+    t.wrap("_return_to_forest", pre=lambda card: ev(("forest_lost", cb_copy())) if s.combat else None)
     t.wrap("_to_graveyard", pre=lambda card, owner: ev(("grave", card, owner)))
     t.wrap("_end_forest_combat", pre=lambda ok: ev(("end_forest", ok, cb_copy())))
     t.wrap("_end_player_combat", pre=lambda ok: ev(("end_player", ok, cb_copy(), [list(x) for x in s.teams])))

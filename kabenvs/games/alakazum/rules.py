@@ -333,7 +333,10 @@ class AlakazumState(State):
         (s.public_known, s.public_groups, s.public_joint, s.public_capped) = _public_fields(n)
         s.forest_known = [0] * n  # top cards of the forest deck each player knows (Forest Magic)
         # forest_sets[o] = [w, sure, some, r]: the top w cards of the deck hold the cards ``sure`` and
-        # at least r of ``some`` (o's known top after another caster's Forest Magic; rules note 18)
+        # at least r of ``some`` (o's known top after another caster's Forest Magic; rules note 18).
+        # w <= 6, or (after a reshuffle mixed what o knew into the deck) w is the whole deck; such a
+        # set can live beside a known top from o's own later Forest Magic, and then ``sure`` holds
+        # those known top cards too (a draw of one removes it from both).
         s.forest_sets = [[0, [], [], 0] for _ in range(n)]
         s.level = [0] * len(cs.cards)
         s.broom = [-1] * len(cs.cards)
@@ -584,15 +587,17 @@ class AlakazumState(State):
         cs = self.game.cs
         hand = cs.is_hand[card]
         for o in range(self.num_players):
-            if self.forest_known[o]:
+            knew = self.forest_known[o] > 0
+            if knew:
                 self.forest_known[o] -= 1
                 if hand and o != p:
                     self.known[o][p].append(card)
                     self._know_ver[p] += 1
             fs = self.forest_sets[o]
             if fs[0]:
-                # a drawn hand card goes face down into another hand: o does not see which it is
-                _set_loses(fs, card, o == p or not hand, cs)
+                # a drawn hand card goes face down into another hand: o does not see which it is,
+                # unless it was a top card o knew
+                _set_loses(fs, card, o == p or not hand or knew, cs)
                 fs[0] -= 1
                 if not fs[0] or not (fs[1] or fs[2]):
                     self.forest_sets[o] = [0, [], [], 0]
@@ -613,10 +618,20 @@ class AlakazumState(State):
                 order = scripted
         return order
 
-    def _reshuffle_forest(self) -> None:
+    def _return_to_forest(self, card: int) -> None:
+        """A character goes back into the forest deck, which is shuffled. What a seat knew of the
+        deck's top is not lost with the order: those cards are still in the deck, so its known top
+        and its set become one set over the whole deck (w = its size), which takes and draws then
+        follow by the same rules (the returned character is public; it is not added)."""
+        for o in range(self.num_players):
+            fs, k = self.forest_sets[o], self.forest_known[o]
+            sure = fs[1] if fs[0] else self.forest[len(self.forest) - k:] if k else []
+            some = fs[2] if fs[0] else []
+            self.forest_sets[o] = ([len(self.forest) + 1, sure, some, fs[3] if some else 0]
+                                   if sure or some else [0, [], [], 0])
+        self.forest.append(card)
         self.forest = [self.forest[i] for i in self._shuffle_order(len(self.forest))]
         self.forest_known = [0] * self.num_players
-        self.forest_sets = [[0, [], [], 0] for _ in range(self.num_players)]
 
     # ------------------------------------------------------------------ turn flow
     def _start_turn(self, p: int) -> None:
@@ -995,19 +1010,29 @@ class AlakazumState(State):
 
     def _fm_sets(self, p: int, take: int) -> None:
         """Another caster's Forest Magic takes every top card a seat knew (at most 5 < 6): the seat
-        now knows them only as cards among the six out, in no order (rules note 18)."""
+        now knows them only as cards among the six out, in no order (rules note 18). A set over
+        the whole deck (after a reshuffle) spans the six out and the deck below them. The caster
+        sees the six: a set of its own that reaches below them keeps what they did not show."""
         cs = self.game.cs
         self.fm_knew = []
+        top = len(self.forest) - take
         for o in range(self.num_players):
             fs = self.forest_sets[o]
             k = self.forest_known[o]
-            if o == p or not (k or fs[0]):
+            if o == p:
+                if fs[0] > take:
+                    for c in self.forest[top:]:
+                        _set_loses(fs, c, True, cs)
+                    if fs[1] or fs[2]:
+                        self.fm_knew.append(o)
+                        continue
                 self.forest_sets[o] = [0, [], [], 0]
                 continue
+            if not (k or fs[0]):
+                continue
             self.fm_knew.append(o)
-            sure = fs[1] + (self.forest[len(self.forest) - k:] if k else [])
-            self.forest_sets[o] = [take, sure, fs[2], fs[3]]
-        del cs
+            sure = fs[1] if fs[0] else self.forest[len(self.forest) - k:]
+            self.forest_sets[o] = [max(take, fs[0]), sure, fs[2], fs[3]]
         self.forest_known = [0] * self.num_players
 
     def _fm_sets_back(self, p: int, kept: int) -> None:
@@ -1015,15 +1040,16 @@ class AlakazumState(State):
         knows they are among those top cards, less the kept card (seen when it is a character or
         a trap, which strikes at once; a kept hand card goes into the caster's hand unseen)."""
         cs = self.game.cs
-        back = len(self.fm_order)
         for o in self.fm_knew:
             fs = self.forest_sets[o]
-            if kept >= 0:
+            if o == p:  # the caster saw all six (_fm_sets); the cards put back are its known top
+                fs[1] = fs[1] + self.fm_order
+            elif kept >= 0:
                 _set_loses(fs, kept, True, cs)
             else:
                 _set_loses(fs, -1, False, cs)
-            fs[0] = back
-            if not back or not (fs[1] or fs[2]):
+            fs[0] -= 1  # the caster kept one of the cards taken
+            if not fs[0] or not (fs[1] or fs[2]):
                 self.forest_sets[o] = [0, [], [], 0]
 
     def _on_witch(self, p, pend, kind, move) -> None:
@@ -1216,8 +1242,7 @@ class AlakazumState(State):
                 self.pending = {"k": F_DIE, "p": p}
         else:
             cb["win"] = 1
-            self.forest.append(cb["target"])
-            self._reshuffle_forest()
+            self._return_to_forest(cb["target"])
             cb["target"] = -1
             if self._can_leave(cb["fighter"], p):
                 self._to_graveyard(cb["fighter"], p)

@@ -339,11 +339,12 @@ def _order(ch: _Checker, name: str, v: Any) -> bool:
 
 
 def _forest_set(ch: _Checker, name: str, v: Any) -> bool:
-    """forest_sets[o]: [w, sure, some, r], w <= 6 top cards, r <= len(some)."""
+    """forest_sets[o]: [w, sure, some, r], w top cards (at most 6, or the whole deck after a
+    reshuffle: the deck check in ``invariants`` holds it to the deck), r <= len(some)."""
     if not (isinstance(v, list) and len(v) == 4):
         ch.fail(f"{name}: must be [top cards, sure cards, some cards, r]")
         return False
-    ok = ch.int_in(f"{name}[0]", v[0], 0, 6) & ch.cards(f"{name}[1]", v[1]) & ch.cards(f"{name}[2]", v[2])
+    ok = ch.int_in(f"{name}[0]", v[0], 0, 90) & ch.cards(f"{name}[1]", v[1]) & ch.cards(f"{name}[2]", v[2])
     if not ok:
         return False
     ok &= ch.int_in(f"{name}[3]", v[3], 0, len(v[2]))
