@@ -344,7 +344,7 @@ def _forest_set(ch: _Checker, name: str, v: Any) -> bool:
     if not (isinstance(v, list) and len(v) == 4):
         ch.fail(f"{name}: must be [top cards, sure cards, some cards, r]")
         return False
-    ok = ch.int_in(f"{name}[0]", v[0], 0, 90) & ch.cards(f"{name}[1]", v[1]) & ch.cards(f"{name}[2]", v[2])
+    ok = ch.int_in(f"{name}[0]", v[0], 0, ch.num_cards) & ch.cards(f"{name}[1]", v[1]) & ch.cards(f"{name}[2]", v[2])
     if not ok:
         return False
     ok &= ch.int_in(f"{name}[3]", v[3], 0, len(v[2]))

@@ -511,6 +511,63 @@ def test_a_card_the_seat_put_back_is_still_known_to_be_in_the_forest_deck_after_
         assert w == len(s.forest) > 6 and len(sure) >= 1
 
 
+def _known_then_shuffled():
+    """Player 0's Forest Magic keeps a Magic hat 1 and puts back (top first) Vicentica, Broom,
+    Traca, Barretina, Die potion +1. Player 1 explores Vicentica and loses to it (2 against 2):
+    Vicentica goes back and the deck is shuffled, by a scripted order that puts a Combat potion +1
+    on top, then Broom, Traca and four more hand cards, and Barretina and the Die potion deep."""
+    t = Table(2)
+    back = ["Vicentica", "Broom", "Traca", "Barretina", "Die potion +1"]
+    t.arrange(teams={0: [("Moura", 0)], 1: [("Olentzero", 0)]},
+              hands={0: ["Magic hat 2", "Magic hat 3"]}, forest_top=["Magic hat 1", *back])
+    s = t.at_action(0)
+    do(s, "cast Forest Magic", "pay with Magic hat 2", "forest card Magic hat 1")
+    do(s, *[f"forest card {c}" for c in back[:4]])
+    do(s, "pass")  # player 1 explores: Vicentica, the top card seat 0 knows
+    cs = t.cs
+    broom, traca, barretina, die = s.forest[-4:][::-1]
+    old = s.forest + [s.combat["target"]]  # the deck the reshuffle orders
+    mine = {cs.cls[c] for c in (broom, traca, barretina, die)}
+    x, u1, u2, u3, u4 = [i for i, c in enumerate(old) if cs.is_hand[c] and cs.cls[c] not in mine][:5]
+    at = {c: i for i, c in enumerate(old)}
+    deep = [i for i in range(len(old)) if i not in (x, u1, u2, u3, u4, at[broom], at[traca])]
+    order = deep + [u4, u3, u2, at[traca], u1, at[broom], x]  # (last = new top)
+    s.shuffles = [order]
+    s.start["state"]["shuffles"] = [order[:]]  # a replay from the rigged start meets it too
+    do(s, "pass")
+    return t, s
+
+
+def test_a_shuffle_turns_the_known_top_into_a_set_over_the_whole_deck():
+    t, s = _known_then_shuffled()
+    assert s.forest_known == [0, 0]
+    assert fset(t, s) == (len(s.forest), ["Barretina", "Broom", "Die potion +1", "Traca"], [], 0)
+    assert s.forest_sets[1] == [0, [], [], 0]  # seat 1 knew nothing of the deck
+    np.testing.assert_array_equal(block(s, 0, "forest_set"), [1, 0, 1])
+    assert "the forest deck holds: Barretina, Broom, Die potion +1, Traca" in s.render(0)
+    replays_for_every_seat(s, tries=3)
+
+
+def test_my_own_forest_magic_over_a_whole_deck_set_keeps_what_the_six_did_not_show():
+    """Seat 0 draws the Combat potion, then casts Forest Magic: the six show Broom and Traca, not
+    Barretina and the Die potion, which it still knows lie below; the five it puts back are its
+    known top, and part of the set (a draw of one takes it from both, seen)."""
+    t, s = _known_then_shuffled()
+    do(s, "pass", "pass")  # player 1 ends its turn; player 0 explores the Combat potion +1
+    do(s, "cast Forest Magic", "pay with Magic hat 3")
+    assert sorted(names(t, s.fm)) == ["Broom", "Combat potion +1", "Combat potion +1", "Combat potion +1",
+                                      "Double potion", "Traca"]
+    do(s, "forest card Broom", *["forest card Combat potion +1"] * 3, "forest card Double potion")
+    assert s.forest_known == [5, 0]
+    put_back = ["Combat potion +1"] * 3 + ["Double potion", "Traca"]
+    assert fset(t, s) == (len(s.forest), sorted(["Barretina", "Die potion +1", *put_back]), [], 0)
+    assert sorted(names(t, s.forest[-5:])) == sorted(put_back)
+    replays_for_every_seat(s, tries=3)
+    do(s, "pass")  # player 1 explores the top card, a Combat potion +1 seat 0 knew
+    assert s.forest_known == [4, 0]
+    assert fset(t, s) == (len(s.forest), sorted(["Barretina", "Die potion +1", *put_back[1:]]), [], 0)
+
+
 def test_the_order_a_team_joined_in_is_history_no_rule_reads():
     """The recall probe's position key leaves out the order of a team's characters (found
     2026-12-06: at 2 players, 4 merges of 150 games where the teams held the same characters in
