@@ -559,6 +559,109 @@ def test_a_search_against_a_modelled_opponent_depends_only_on_the_seats_informat
         assert a.last_stats == b.last_stats
 
 
+# -- worlds weighed by the model (infer=) --------------------------------------------------------
+class _SignalState(_HighCardState):
+    """High card for two, with a signal first: seat 1 says "high" or "low" (either is legal),
+    then seat 0 stakes or plays safe. A world re-deals seat 1's card and rewrites the start."""
+
+    def _legal_actions(self):
+        return [0, 1]
+
+    def _apply(self, action):
+        if self.current_player == 1:
+            self.signal, self.current_player = action, 0
+        else:
+            self.staked, self.current_player = action == 1, None
+
+    def resample_hidden(self, player, rng=None):
+        new = super().resample_hidden(player, rng)
+        new.start = {"state": {**self.start["state"], "cards": list(new.cards)}, "rng": self.start["rng"]}
+        return new
+
+
+class _SignalGame(_HighCardGame):
+    name = "signal"
+    env_id = "signal_v0"
+
+    def new_state(self, rng=None):
+        s = _SignalState(self, rng)
+        s.cards = [int(c) for c in s.rng.permutation(10)[:2]]
+        s.staked, s.signal, s.current_player = None, None, 1
+        s.mark_start()
+        return s
+
+
+_SignalGame.State = _SignalState
+
+
+def _signalled(mine: int, theirs: int, signal: int):
+    game = _SignalGame(num_players=2)
+    state = game.new_state(0)
+    state.cards = [mine, theirs]
+    state.touch()
+    state.apply(signal)  # seat 1's signal: 1 = "high" (the catalog's "stake"), 0 = "low"
+    return game, state
+
+
+def _honest(world, p):  # the model: seat 1 says "high" exactly when its card is 5 or more
+    return int(world.cards[p] >= 5)
+
+
+def test_inferred_worlds_weigh_each_world_by_the_models_misses():
+    from kabenvs.agents.search.tree import InferredWorlds
+
+    _, state = _signalled(mine=2, theirs=8, signal=1)
+    worlds = InferredWorlds(state, 0, _honest, pool=60)
+    rng = np.random.default_rng(3)
+    drawn = [worlds.draw(rng) for _ in range(400)]
+    assert len(worlds.pool) == 60
+    assert worlds.misses == [int(w.cards[1] < 5) for w in worlds.pool]  # a low card would have said "low"
+    assert {w.cards[0] for w in worlds.pool} == {2}  # the seat's own card stays
+    for w, m, x in zip(worlds.pool, worlds.misses, worlds.weights):
+        assert x == pytest.approx(worlds.weights.max() * InferredWorlds.EPS ** m)
+    high = sum(w.cards[1] >= 5 for w in drawn) / len(drawn)
+    low_in_pool = sum(worlds.misses) / len(worlds.pool)
+    assert low_in_pool > 0.25 and high > 0.85  # ~4 of 9 cards are low; drawn by weight, ~7%
+    assert all(w is not p for w in drawn for p in worlds.pool[:3])  # copies: the search consumes them
+
+
+def test_a_search_that_infers_from_the_signal_plays_safe_where_a_plain_one_stakes():
+    """Seat 0 holds 6. Nine cards are left for seat 1, three above 6: staking wins two times in
+    three. But seat 1 signalled "high", which the model says only 5-9 do: of those, three of
+    four beat a 6, so a search that weighs its worlds by the signal plays safe."""
+    from kabenvs.agents.search.tree import InferredWorlds, SearchSettings, Tree, Worlds, ismcts
+
+    game, state = _signalled(mine=6, theirs=9, signal=1)
+
+    def rollout(world, rng):
+        while world.current_player is not None:
+            world.apply(1)
+
+    def best(source):
+        make = lambda: Tree(2, game.num_actions, SearchSettings(c=1.4), rollout, None, 0, _honest)  # noqa: E731
+        stats, done = ismcts(state, 0, np.random.default_rng(5), make, 300, None, source)
+        return max(stats, key=lambda a: stats[a][0])
+
+    assert best(Worlds(state, 0)) == 1  # stake
+    assert best(InferredWorlds(state, 0, _honest, pool=40)) == 0  # safe
+
+
+def test_infer_plays_every_game_and_is_refused_without_the_bot_model():
+    for env_id in env_ids():
+        state = _position(env_id, seed=4, players=2)
+        a = SearchAgent(seed=5, sims=8, others="heuristic", rollout="heuristic", infer=6)
+        b = SearchAgent(seed=5, sims=8, others="heuristic", rollout="heuristic", infer=6)
+        move = _ask(a, state)
+        assert move in state.legal_actions() and _ask(b, state) == move and a.last_stats == b.last_stats
+        assert len(a.last_worlds.pool) == 6 and len(a.last_worlds.misses) == 6
+    agent = search_agent_from_spec("search:others=heuristic,infer=32,sims=40", "cabula_v0", seed=2)
+    assert (agent.infer, agent.name) == (32, "search:sims=40,others=heuristic,infer=32")
+    for kwargs in ({"infer": 4}, {"infer": 4, "others": "random"}, {"infer": -1, "others": "heuristic"},
+                   {"infer": True, "others": "heuristic"}):
+        with pytest.raises(ConfigError, match="infer"):
+            SearchAgent(**kwargs)
+
+
 # -- the seat spec ------------------------------------------------------------------------------
 def test_spec_parses():
     assert parse_search_spec("search") == {}
@@ -582,6 +685,9 @@ def test_spec_parses():
     ("search:algo=paired,worlds=4", ["worlds", "paired", "sims="]),
     ("search:algo=paired,model=zoo", ["paired", "model=", "rollout"]),
     ("search:others=bots", ["others", "search", "heuristic", "random"]),
+    ("search:infer=16", ["infer", "others=heuristic"]),
+    ("search:others=random,infer=16", ["infer", "others=heuristic"]),
+    ("search:others=heuristic,infer=-2", ["infer", ">= 0"]),
     ("search:algo=paired,others=heuristic", ["others", "paired", "rollout"]),
     ("search:sims=10,time=1", ["sims", "time"]),
     ("search:worlds=4", ["worlds", "pimc"]),

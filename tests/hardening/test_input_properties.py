@@ -163,7 +163,7 @@ def test_a_mutated_log_line_reads_and_replays_or_is_one_record_error(data, tmp_p
 # What a user types to name a seat (play.py --seat, evaluate.py's SEATs): a bot, a search spec with
 # options, a model path. Values from the ones each option reads, the edge cases of each (empty,
 # huge, NaN, a path with no file name, one too long for the file system) and arbitrary text.
-SEARCH_KEYS = ["sims", "time", "algo", "worlds", "rollout", "others", "model", "c", "leaf", "temp", "norm", "score",
+SEARCH_KEYS = ["sims", "time", "algo", "worlds", "rollout", "others", "infer", "model", "c", "leaf", "temp", "norm", "score",
                "bogus", ""]
 SPEC_VALUES = st.sampled_from([
     "", "0", "1", "2", "-1", "1e9", "nan", "inf", "1.5", "zoo", ".", "/", "pimc", "ismcts", "flat", "heuristic",

@@ -24,7 +24,9 @@ from kabenvs.agents.search.rollout import (
 from kabenvs.agents.search.spec import (
     ALGOS, LEAVES, OTHERS, ROLLOUTS, canonical_name, check_options, is_search_spec, parse_search_spec,
 )
-from kabenvs.agents.search.tree import Prior, SearchSettings, Tree, Worlds, ismcts, paired, pimc
+from kabenvs.agents.search.tree import (
+    InferredWorlds, Prior, SearchSettings, Tree, Worlds, ismcts, paired, pimc,
+)
 from kabenvs.core.errors import ConfigError, KabenvsError, brief
 from kabenvs.core.game import Game, State
 
@@ -40,6 +42,10 @@ class SearchAgent:
     with ``sims`` the same ``seed`` gives the same moves (``time`` depends on the machine's
     speed). All randomness comes from one numpy generator seeded with ``seed``.
 
+    ``infer`` > 0 (with ``others="heuristic"``) draws that many worlds at each move and walks
+    them by how well the heuristic bot explains the other seats' past moves in each
+    (``tree.InferredWorlds``).
+
     ``score`` > 0 adds that weight times each seat's final score margin (as a share of the
     largest score) to the returns the search backs up, for games with scores.
 
@@ -51,9 +57,11 @@ class SearchAgent:
     def __init__(self, seed: int | None = None, sims: int | None = None, time: float | None = None,
                  algo: str = "ismcts", rollout: str = "random", c: float = DEFAULT_C,
                  worlds: int | None = None, prior: Prior | None = None, leaf: str | None = None,
-                 score: float = 0.0, norm: int = 0, others: str = "search",
+                 score: float = 0.0, norm: int = 0, others: str = "search", infer: int = 0,
                  name: str | None = None) -> None:
         options = {"algo": algo, "rollout": rollout, "others": others, "c": c, "score": score}
+        if infer:
+            options["infer"] = infer
         if sims is not None:
             options["sims"] = sims
         if time is not None:
@@ -77,6 +85,8 @@ class SearchAgent:
             raise ConfigError(f"search time={time!r} must be a number > 0 (seconds)")
         if not c >= 0:
             raise ConfigError(f"search c={c!r} must be a number >= 0")
+        if isinstance(infer, bool) or not isinstance(infer, int) or infer < 0:
+            raise ConfigError(f"search infer={infer!r} must be an integer >= 0")
         if worlds is not None and (isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1):
             raise ConfigError(f"search worlds={worlds!r} must be an integer >= 1")
         if algo not in ALGOS:
@@ -92,6 +102,7 @@ class SearchAgent:
         self.algo = algo
         self.rollout = rollout
         self.others = others
+        self.infer = infer
         self.c = float(c)
         if not score >= 0:
             raise ConfigError(f"search score={score!r} must be a number >= 0")
@@ -135,7 +146,11 @@ class SearchAgent:
             others = others_policy(self.others, game.env_id, game.num_players, rng)
             return Tree(game.num_players, game.num_actions, settings, rollout, self.prior, me, others)
 
-        source = Worlds(state, me)
+        if self.infer:  # worlds weighed by the heuristic bot's past moves for the other seats
+            model = others_policy(self.others, game.env_id, game.num_players, rng)
+            source: Worlds = InferredWorlds(state, me, model, self.infer)
+        else:
+            source = Worlds(state, me)
         if self.algo == "paired":
             base = policy_move(self.rollout, game.env_id, state, me, rng)
             stats, done, move = paired(state, me, rng, make_tree(), self.sims, self.time, base, source)

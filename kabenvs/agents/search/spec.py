@@ -9,6 +9,7 @@ Used wherever a seat is named by text (``scripts/play.py --seat``, ``scripts/eva
     search:model=runs/x/final_model.zip,sims=100
     search:model=zoo,sims=100       the agent shipped for the game (kabenvs.zoo) as prior and value
     search:others=heuristic,rollout=heuristic,sims=1000   a best response to the heuristic bot
+    search:others=heuristic,infer=64,rollout=heuristic    ... in worlds weighed by the bot's past moves
 
 A bad key or value is refused with one line (``ConfigError``) naming it and what is allowed.
 """
@@ -77,6 +78,9 @@ OPTIONS: dict[str, tuple[Any, str]] = {
     "rollout": (_choice(ROLLOUTS), "random (default) | heuristic (the game's bot; random where it has none)"),
     "others": (_choice(OTHERS), "search (default: every seat is searched) | heuristic | random (the other seats "
                                 "play that policy inside the tree: an opponent model, only this seat is searched)"),
+    "infer": (_int(0), "with others=heuristic: draw this many worlds a move and weigh each by how many of the other "
+                       "seats' past moves the bot would not have made there (x0.1 each); simulations walk them "
+                       "by weight (default 0: every world as the resampler gives it)"),
     "c": (_float(0.0, strict=False), "exploration constant (default 1.4)"),
     "worlds": (_int(1), "worlds sampled by pimc/flat (default 8)"),
     "score": (_float(0.0, strict=False), "weight of the final score margin added to the returns (default 0)"),
@@ -131,6 +135,9 @@ def check_options(options: dict[str, Any]) -> None:
     if options.get("algo") == "paired" and options.get("others", "search") != "search":
         raise ConfigError("search option others= applies to the tree searches (ismcts, pimc, flat); algo=paired "
                           "already plays every seat by the rollout policy after the root move")
+    if options.get("infer", 0) and options.get("others", "search") != "heuristic":
+        raise ConfigError("search option infer= needs others=heuristic: it weighs each world by the heuristic bot's "
+                          "past moves for the other seats")
     if "leaf" in options and "model" not in options:
         raise ConfigError("search option leaf= needs model= (without a model, leaves are always rolled out)")
     if options.get("norm", 0) not in (0, 1):

@@ -363,6 +363,57 @@ class Worlds:
         return world
 
 
+class InferredWorlds(Worlds):
+    """Worlds weighed by an opponent model (``infer=``): the resampler deals every world the
+    seat cannot rule out from what it saw, all alike; a modelled opponent's past moves say more.
+    The first draw of a search deals ``pool`` worlds the usual way (``Worlds.draw``), replays
+    each from its own start, and counts the other seats' decisions (more than one legal move)
+    where ``model(state, player)`` would have chosen another move than the one made there; a
+    world with m such misses weighs ``EPS ** m`` (relative to the fewest misses in the pool:
+    ``EPS`` is the chance the opponent strays from the model at a decision). Every draw, the
+    first included, is then a copy of a pool world picked by weight, with a fresh future. The
+    model reads each past state as the bot would (its own seat's information in that world),
+    so nothing of the real hidden cards enters; the pool depends only on the state and ``rng``."""
+
+    EPS = 0.1
+
+    def __init__(self, state: State, me: int, model: Callable[[State, int], int], pool: int) -> None:
+        super().__init__(state, me)
+        self.model, self.size = model, pool
+        self.pool: list[State] | None = None
+        self.misses: list[int] = []  # per pool world (for tests and reports)
+        self.weights: np.ndarray | None = None
+
+    def draw(self, rng: np.random.Generator) -> State | None:
+        if self.pool is None:
+            self._fill(rng)
+        if not self.pool:
+            return None
+        world = self.pool[int(rng.choice(len(self.pool), p=self.weights))].clone()
+        world.rng = fresh_generator(rng)
+        return world
+
+    def _fill(self, rng: np.random.Generator) -> None:
+        self.pool = [w for w in (Worlds.draw(self, rng) for _ in range(self.size)) if w is not None]
+        if not self.pool:
+            return
+        self.misses = [self.misses_in(w) for w in self.pool]
+        low = min(self.misses)
+        weights = np.array([self.EPS ** (m - low) for m in self.misses])
+        self.weights = weights / weights.sum()
+
+    def misses_in(self, world: State) -> int:
+        """The other seats' decisions in ``world``'s history where the model chooses another move."""
+        past = world.replay_start()
+        misses = 0
+        for a in world.replay_actions():
+            p = past.current_player
+            if p is not None and p != self.me and len(past.legal_actions()) > 1 and self.model(past, p) != a:
+                misses += 1
+            past.apply(a)
+        return misses
+
+
 def fresh_generator(rng: np.random.Generator) -> np.random.Generator:
     """A generator seeded from ``rng`` (the future chance of a world, drawn anew)."""
     return np.random.Generator(np.random.PCG64(int(rng.integers(0, 2**63))))
