@@ -1502,25 +1502,36 @@ class AlakazumState(State):
 
     # per-pair knowledge rows, [o][h]: what o knows of h's hand
     _PAIR_ROWS = ("known", "groups", "joint", "capped")
+    # per-player knowledge of the forest deck: its known top, and its set (w, sure, some, r)
+    _DECK_ROWS = ("forest_known", "forest_sets")
 
     def recall_gap(self, other: "AlakazumState", seat: int) -> str | None:
-        """The one summary of this kind the docs name (Information: "What everyone knows of each
-        hand"): with three or more players, what another player ``j`` knows of a third hand ``k``
-        beyond what everyone knows of it (the public rows, which I observe) rests on gifts between
-        them that I see only in part, and is not in my observation. It explains a merge only
-        when the two states are the same game in every field, the public rows included, but
+        """The summaries of this kind the docs name (Information: "What everyone knows of each
+        hand", "After a reshuffle"): what another player ``j`` knows beyond what I observe.
+        Of a third hand ``k`` (three or more players): beyond what everyone knows of it (the
+        public rows, which I observe) it rests on gifts between them that I see only in part.
+        Of the forest deck: which cards ``j`` put back with its own Forest Magic, and so which
+        of them it knows are still in the deck after a reshuffle; I see only those that came up
+        since. It explains a merge only when the two states are the same game in every field but
         rows ``[j][k]`` with neither ``j`` nor ``k`` my seat (I read my rows and the others' rows
-        about my hand)."""
+        about my hand), other players' deck knowledge (mine is equal), and the order of the
+        forest deck (the same cards; the order the ones I know of is equal, or my observation
+        would differ)."""
         n = self.num_players
-        if n < 3:
-            return None
+        gaps = set()
         for key, (mine, theirs) in self.differing_fields(other).items():
-            if key not in self._PAIR_ROWS:
+            if key in self._PAIR_ROWS and n >= 3:
+                # a row I read differs: mine about a hand, or another's about mine
+                if any(mine[seat][h] != theirs[seat][h] or mine[h][seat] != theirs[h][seat] for h in range(n)):
+                    return None
+                gaps.add("what another player knows of a third hand")
+            elif key in self._DECK_ROWS:
+                if mine[seat] != theirs[seat]:
+                    return None
+                gaps.add("what another player knows of the forest deck")
+            elif key != "forest" or sorted(mine) != sorted(theirs):
                 return None
-            # a row I read differs: mine about a hand, or another's about mine
-            if any(mine[seat][h] != theirs[seat][h] or mine[h][seat] != theirs[h][seat] for h in range(n)):
-                return None
-        return "what another player knows of a third hand"
+        return "; ".join(sorted(gaps)) or None
 
     def _hidden_zones(self, player: int) -> dict[str, list]:
         from kabenvs.games.alakazum.resample import hidden_zones

@@ -368,6 +368,31 @@ def test_what_another_player_knows_of_a_third_hand_is_the_one_named_summary():
     assert two.recall_gap(two.clone(), 0) is None
 
 
+def test_what_another_player_knows_of_the_forest_deck_is_named_too():
+    """Found by the recall probe at 5 players once a reshuffle kept what a seat knew of the deck
+    (24 merges in 150 games): player 4's Forest Magic puts Santa Compaña or Costalero on top,
+    player 0 draws it in view and loses to it, the deck is shuffled. Every other seat saw which
+    came up; afterwards the states differ only in player 4's set (the other character, which only
+    player 4 knows is in the deck) and the deck's order. At any table size, ``recall_gap`` names
+    that for the seats whose own deck knowledge is equal, and nothing when more differs."""
+    for players in (2, 5):
+        s = AlakazumGame(num_players=players).new_state(np.random.default_rng(3))
+        j = players - 1
+        a, b = s.forest[-1], s.forest[-2]
+        s.forest_sets[j] = [len(s.forest), [a], [], 0]
+        s.touch()
+        t = s.clone()
+        t.forest_sets[j] = [len(t.forest), [b], [], 0]
+        t.forest[-1], t.forest[-2] = b, a
+        t.touch()
+        assert s.recall_gap(t, 0) == "what another player knows of the forest deck"
+        assert s.recall_gap(t, j) is None  # its own set
+        u = t.clone()
+        u.forest[0] = u.hands[0][0]  # the deck holds another card: not only its order differs
+        u.touch()
+        assert s.recall_gap(u, 0) is None
+
+
 # -- worlds drawn from a world are drawn like worlds of the truth (issue 13, open) ---------------
 def _position(players: int, seed: int, fraction: float):
     import random
