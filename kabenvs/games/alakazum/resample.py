@@ -111,7 +111,7 @@ def _hidden_now(state: "AlakazumState", p: int) -> dict[str, list[int]]:
     fk = state.forest_known[p]
     zones["forest deck"] = state.forest[: len(state.forest) - fk]
     pend = state.pending
-    if (state.fm or state.fm_keep >= 0) and pend is not None and pend["p"] != p and p not in state.fm_knew:
+    if (state.fm or state.fm_keep >= 0) and pend is not None and pend["p"] != p:
         zones["Forest Magic cards"] = state.fm + state.fm_order + ([state.fm_keep] if state.fm_keep >= 0 else [])
     for i, f in enumerate(state.finals):
         if not state.revealed[i] and not state.seen[p][i]:

@@ -352,7 +352,7 @@ class AlakazumState(State):
         # lower one ends that chain (kept after it ends: whom the die went to is public)
         s.santa = []
         s.staged = []  # hats paid for an announced spell, on the table during the voodoo window
-        s.fm_knew = []  # players whose knowledge of the deck top covered the six (resample keeps them)
+        s.fm_knew = []  # players whose deck knowledge spans the six out (_fm_sets_back follows the keep)
         # The orders of the next reshuffles and the next dice, used before the generator's (None:
         # the generator's order): a resampled world's start scripts its past chance (resample.py);
         # empty in play

@@ -393,6 +393,33 @@ def test_what_another_player_knows_of_the_forest_deck_is_named_too():
         assert s.recall_gap(u, 0) is None
 
 
+def test_another_casters_forest_magic_cards_vary_in_the_worlds_of_a_seat_that_knows_part_of_the_deck():
+    """While another player places its Forest Magic cards, a seat that knows some cards of the
+    deck (a set over the whole deck after a reshuffle, or the top it knew) still cannot see the
+    six. Until 2026-12-06 its worlds kept them all as they really are (8 of 8 worlds, six unseen
+    cards, 3 players, seed 4): the resampler left the six out of the seat's hidden zones. Now the
+    cards it never saw vary, and every world shows it the same observation."""
+    import random
+
+    from kabenvs.games.alakazum import resample
+
+    s = AlakazumGame(num_players=3).new_state(4)
+    rnd = random.Random(4)
+    while not (s.fm and any(o != s.pending["p"] and (s.forest_sets[o][0] or s.forest_known[o])
+                            for o in range(3))):
+        s.apply(rnd.choice(s.legal_actions()))
+    seat = next(o for o in range(3) if o != s.pending["p"] and (s.forest_sets[o][0] or s.forest_known[o]))
+    origin, actions = resample._start_of(s)
+    seen = resample._history_facts(s, seat, origin, actions)[0]
+    assert len([c for c in s.fm if c not in seen]) >= 4  # the premise: most of the six never seen
+    assert "Forest Magic cards" in resample.hidden_zones(s, seat)
+    worlds = [s.resample_hidden(seat, np.random.default_rng(k)) for k in range(8)]
+    assert sum(sorted(w.fm) == sorted(s.fm) for w in worlds) <= 1
+    for w in worlds:
+        assert w.observation(seat).tobytes() == s.observation(seat).tobytes()
+        assert [c for c in w.fm if c in seen] == [c for c in s.fm if c in seen]
+
+
 # -- worlds drawn from a world are drawn like worlds of the truth (issue 13, open) ---------------
 def _position(players: int, seed: int, fraction: float):
     import random
