@@ -646,14 +646,16 @@ def test_a_search_that_infers_from_the_signal_plays_safe_where_a_plain_one_stake
     assert best(InferredWorlds(state, 0, _honest, pool=40)) == 0  # safe
 
 
-def test_infer_plays_every_game_and_is_refused_without_the_bot_model():
+def test_infer_plays_every_game_at_both_ends_of_its_table_and_is_refused_without_the_bot_model():
     for env_id in env_ids():
-        state = _position(env_id, seed=4, players=2)
-        a = SearchAgent(seed=5, sims=8, others="heuristic", rollout="heuristic", infer=6)
-        b = SearchAgent(seed=5, sims=8, others="heuristic", rollout="heuristic", infer=6)
-        move = _ask(a, state)
-        assert move in state.legal_actions() and _ask(b, state) == move and a.last_stats == b.last_stats
-        assert len(a.last_worlds.pool) == 6 and len(a.last_worlds.misses) == 6
+        counts = make_game(env_id).Config.PLAYER_COUNTS
+        for players in (min(counts), max(counts)):
+            state = _position(env_id, seed=4, players=players)
+            a = SearchAgent(seed=5, sims=8, others="heuristic", rollout="heuristic", infer=6)
+            b = SearchAgent(seed=5, sims=8, others="heuristic", rollout="heuristic", infer=6)
+            move = _ask(a, state)
+            assert move in state.legal_actions() and _ask(b, state) == move and a.last_stats == b.last_stats
+            assert len(a.last_worlds.pool) == 6 and len(a.last_worlds.misses) == 6
     agent = search_agent_from_spec("search:others=heuristic,infer=32,sims=40", "cabula_v0", seed=2)
     assert (agent.infer, agent.name) == (32, "search:sims=40,others=heuristic,infer=32")
     for kwargs in ({"infer": 4}, {"infer": 4, "others": "random"}, {"infer": -1, "others": "heuristic"},

@@ -56,6 +56,12 @@ def fewer_players(d):
     d["config"]["num_players"] = 2
 
 
+def whole_deck_set_without_its_card(d):
+    """A set over the whole forest deck (what a reshuffle leaves) naming a card held in a hand."""
+    x = d["state"]
+    x["forest_sets"][0] = [len(x["forest"]), [x["hands"][1][0]], [], 0]
+
+
 TAMPERINGS = [
     ("duplicate card", dup_card, "forest"),
     ("a card twice, another missing", swap_card_for_a_copy, "forest"),
@@ -77,6 +83,8 @@ TAMPERINGS = [
     ("truncated mid-game", setitem("truncated", True), "truncated"),
     ("over mid-game", setitem("over", True), "pending"),
     ("mismatched player count", fewer_players, "one per player"),
+    ("deck set larger than the cards", setitem("forest_sets", 0, [500, [], [], 0]), "forest_sets[0][0]"),
+    ("whole-deck set naming a card not in the deck", whole_deck_set_without_its_card, "forest_sets[0]"),
 ]
 
 
