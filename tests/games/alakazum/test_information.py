@@ -647,6 +647,101 @@ def _swapped_truth(state, p: int, rng):
     return swapped_truth(state, p, rng, swap, rewrite, tries=40)
 
 
+def _swapped_anywhere(state, p: int, rng):
+    """Like ``_swapped_truth``, but the two cards are chosen without the resampler's own list of
+    hidden zones: any two cards ``p`` never saw, lying in two different places of the state that
+    are not face up to everyone (``validate.card_places``: another hand, the deck, the Forest
+    Magic cards out, the final enemies), the first place drawn uniformly. A place that list
+    forgot is then swapped too (the replay still rejects a swap the seat could see)."""
+    from kabenvs.games.alakazum import resample as R
+    from kabenvs.games.alakazum.validate import card_places
+
+    game = state.game
+    cs = game.cs
+    origin, actions = R._start_of(state)
+    seen, taken, _barred, _secret, _present, chance = R._history_facts(state, p, origin, actions)
+    places: dict[str, list[int]] = {}
+    face_down = {f"hands[{q}]" for q in range(state.num_players) if q != p} | {
+        "forest", "fm", "fm_order", "fm_keep", "finals"}
+    for field, c in card_places(state):
+        if field in face_down and c not in seen:
+            places.setdefault(field, []).append(c)
+    names = sorted(places)
+    finals = set(origin.start["state"]["finals"])
+    sigma: dict[int, int] = {}
+
+    def swap(fields, rng):
+        first = names[int(rng.integers(len(names)))]
+        rest = [c for f in names if f != first for c in places[f]]
+        if not rest:
+            return False
+        a = places[first][int(rng.integers(len(places[first])))]
+        b = rest[int(rng.integers(len(rest)))]
+        if cs.htype[a] == cs.htype[b] and cs.cls[a] == cs.cls[b]:
+            return False
+        if (a in finals) != (b in finals) or cs.is_hand[a] != cs.is_hand[b]:
+            return False
+        sigma.clear()
+        sigma.update({a: b, b: a})
+        fields.update(R._relabel(fields, sigma))
+        fields["shuffles"], fields["rolls"] = [o[:] for o in chance.orders], chance.rolls[:]
+        return True
+
+    def rewrite(world, k, action):
+        return R._relabelled(world, game, action, taken[k], sigma) if taken[k] >= 0 else action
+
+    return swapped_truth(state, p, rng, swap, rewrite, tries=60), sigma
+
+
+def _places_gap(state, p: int, other, draws: int) -> tuple[float, tuple]:
+    """``worlds_distribution_gap`` by where each kind of card lies (``card_places``: every place
+    of the state, not the game's list of hidden zones)."""
+    from collections import Counter
+
+    from kabenvs.games.alakazum.validate import card_places
+
+    name = state.game.cs.class_name
+    cls = state.game.cs.cls
+    counts = []
+    for source, offset in ((state, 0), (other, 10**6)):
+        counts.append([Counter((f, name(cls[c]) if cls[c] >= 0 else c) for f, c in card_places(
+            source.resample_hidden(p, np.random.default_rng(offset + i)))) for i in range(draws)])
+    worst = (0.0, ())
+    for key in set().union(*(row for rows in counts for row in rows)):
+        a, b = (np.array([row[key] for row in rows], dtype=float) for rows in counts)
+        se = np.sqrt(a.var(ddof=1) / draws + b.var(ddof=1) / draws)
+        z = abs(a.mean() - b.mean()) / se if se else (0.0 if a.mean() == b.mean() else np.inf)
+        worst = max(worst, (z, key))
+    return worst
+
+
+def test_worlds_do_not_keep_another_casters_forest_magic_cards_by_any_place():
+    """Two never-seen cards swapped between any two places (not only the resampler's own hidden
+    zones), while another player places its Forest Magic cards, for every seat but the caster:
+    the worlds of the two truths follow one distribution of where each kind of card lies. With
+    the six left out of a knowing seat's hidden zones (before 2026-12-06) the swap that moved a
+    card into the six gave z = inf (every world kept its source's six)."""
+    import random
+
+    s = AlakazumGame(num_players=3).new_state(4)
+    rnd = random.Random(4)
+    while not (s.fm and any(o != s.pending["p"] and (s.forest_sets[o][0] or s.forest_known[o])
+                            for o in range(3))):
+        s.apply(rnd.choice(s.legal_actions()))
+    compared = 0
+    for p in range(3):
+        if p == s.pending["p"]:
+            continue
+        for k in range(3):
+            other, sigma = _swapped_anywhere(s, p, np.random.default_rng(100 * p + k))
+            if other is None:
+                continue
+            z, key = _places_gap(s, p, other, 20)
+            assert z < 6, f"player {p}, swap {sigma}: {key}: z = {z:.1f}"
+            compared += 1
+    assert compared >= 4
+
+
 @pytest.mark.parametrize("players,seed", [(2, 1), (3, 2)])
 def test_worlds_of_a_swapped_truth_match_the_truths(players, seed):
     """Every seat, not only the one to move, at 60% of a random game: worlds drawn from the truth
