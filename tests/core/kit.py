@@ -120,21 +120,25 @@ def usable_world(state, seat: int, rng_at):
     return world
 
 
-def worlds_distribution_gap(state, seat: int, other, draws: int) -> tuple[float, tuple]:
+def worlds_distribution_gap(state, seat: int, other, draws: int, items=None) -> tuple[float, tuple]:
     """The largest two-sample z statistic, over every (hidden zone, item), of how many copies of
     the item the zone holds in ``draws`` worlds resampled from ``state`` and from ``other`` (a
     world of it, which the seat cannot tell from it): the same distribution gives |z| of a few.
     For a game that does not claim ``worlds_depend_only_on_information`` (docs/adding_a_game.md):
     its worlds must at least follow one distribution on states the seat cannot tell apart.
+    ``items(world)`` may count other (place, item) pairs than the game's ``hidden_zones``.
 
     Only the worlds a consumer uses are compared (``usable_world``)."""
+    if items is None:
+        def items(world):
+            return ((z, x) for z, xs in world.hidden_zones(seat).items() for x in xs)
     counts = []
     for source, offset in ((state, 0), (other, 10**6)):
         rows = []
         for i in range(draws):
             world = usable_world(source, seat, lambda retry, i=i: np.random.default_rng(
                 offset + i if retry == 0 else (offset + i, retry)))
-            rows.append(Counter((z, x) for z, items in world.hidden_zones(seat).items() for x in items))
+            rows.append(Counter(items(world)))
         counts.append(rows)
     worst = (0.0, ())
     for key in set().union(*(row for rows in counts for row in rows)):

@@ -696,23 +696,11 @@ def _swapped_anywhere(state, p: int, rng):
 def _places_gap(state, p: int, other, draws: int) -> tuple[float, tuple]:
     """``worlds_distribution_gap`` by where each kind of card lies (``card_places``: every place
     of the state, not the game's list of hidden zones)."""
-    from collections import Counter
-
     from kabenvs.games.alakazum.validate import card_places
 
-    name = state.game.cs.class_name
-    cls = state.game.cs.cls
-    counts = []
-    for source, offset in ((state, 0), (other, 10**6)):
-        counts.append([Counter((f, name(cls[c]) if cls[c] >= 0 else c) for f, c in card_places(
-            source.resample_hidden(p, np.random.default_rng(offset + i)))) for i in range(draws)])
-    worst = (0.0, ())
-    for key in set().union(*(row for rows in counts for row in rows)):
-        a, b = (np.array([row[key] for row in rows], dtype=float) for rows in counts)
-        se = np.sqrt(a.var(ddof=1) / draws + b.var(ddof=1) / draws)
-        z = abs(a.mean() - b.mean()) / se if se else (0.0 if a.mean() == b.mean() else np.inf)
-        worst = max(worst, (z, key))
-    return worst
+    name, cls = state.game.cs.class_name, state.game.cs.cls
+    return worlds_distribution_gap(state, p, other, draws, items=lambda world: (
+        (f, name(cls[c]) if cls[c] >= 0 else c) for f, c in card_places(world)))
 
 
 def test_worlds_do_not_keep_another_casters_forest_magic_cards_by_any_place():
