@@ -518,8 +518,8 @@ def test_a_world_never_carries_the_real_generator(case):
 def test_the_same_generator_deals_the_same_world_on_states_the_seat_cannot_tell_apart(case):
     """Where a game claims it (``Game.worlds_depend_only_on_information``): the real state and a
     world of it, resampled for the same seat with the same generator, give the same world (marked
-    worlds aside), over whole games. Then a seeded search's move depends only on what the seat
-    knows (docs/search.md)."""
+    worlds aside), over whole games, for every seat (not only the one to move). Then a seeded
+    search's move depends only on what the seat knows (docs/search.md)."""
     game = build(case)
     if not game.has_hidden_information or not game.worlds_depend_only_on_information:
         pytest.skip("the game does not claim it")
@@ -529,11 +529,11 @@ def test_the_same_generator_deals_the_same_world_on_states_the_seat_cannot_tell_
         trajectory = before_states + [end]
         for t in sorted(rnd.sample(range(len(trajectory)), min(8, len(trajectory)))):
             state = trajectory[t]
-            p = state.current_player if state.current_player is not None else 0
-            other = state.resample_hidden(p, np.random.default_rng(1000 + t))
-            same = same_world(state, other, p, t)
-            assert same is not False, f"step {t}: player {p}'s world depends on more than it knows"
-            compared += same is True
+            for p in range(game.num_players):  # every seat, the ones waiting too
+                other = state.resample_hidden(p, np.random.default_rng(1000 + t))
+                same = same_world(state, other, p, t)
+                assert same is not False, f"step {t}: player {p}'s world depends on more than it knows"
+                compared += same is True
     assert compared
 
 
@@ -544,17 +544,20 @@ def test_worlds_of_a_world_are_drawn_like_worlds_of_the_truth(case):
     from a world of it, how many copies of each item each hidden zone holds must agree (a
     two-sample z per zone and item, ``worlds_distribution_gap``), at positions spread over a
     full-length game (the position where the first two Alakazum! leaks showed was a third of the
-    way into a 3-player game)."""
+    way into a 3-player game), for the seat to move and for one that waits."""
     game = build(case)
     if not game.has_hidden_information or game.worlds_depend_only_on_information:
         pytest.skip("the game claims the same world per generator, which the kit checks instead")
     before_states, _actions, _end = next(full_games(game, seed=89, n_games=1, min_games=1))
-    for fraction in (0.2, 0.35, 0.5, 0.65, 0.8, 0.95):
+    n = game.num_players
+    for i, fraction in enumerate((0.2, 0.35, 0.5, 0.65, 0.8, 0.95)):
         state = before_states[int(len(before_states) * fraction)]
-        p = state.current_player
-        other = state.resample_hidden(p, np.random.default_rng(97))
-        z, key = worlds_distribution_gap(state, p, other, 40)
-        assert z < 6, f"{fraction:.0%} into the game, player {p}: {key}: z = {z:.1f}"
+        # the seat to move and one that is not (in turn): a seat waiting while another decides
+        # is where Alakazum!'s Forest Magic cards were left out of a seat's hidden zones
+        for p in sorted({state.current_player, (state.current_player + 1 + i % max(1, n - 1)) % n}):
+            other = state.resample_hidden(p, np.random.default_rng(97))
+            z, key = worlds_distribution_gap(state, p, other, 40)
+            assert z < 6, f"{fraction:.0%} into the game, player {p}: {key}: z = {z:.1f}"
 
 
 @cases
