@@ -583,6 +583,9 @@ class _SignalGame(_HighCardGame):
     name = "signal"
     env_id = "signal_v0"
 
+    def max_decisions(self) -> int:
+        return 2
+
     def new_state(self, rng=None):
         s = _SignalState(self, rng)
         s.cards = [int(c) for c in s.rng.permutation(10)[:2]]
