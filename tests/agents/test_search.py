@@ -547,16 +547,20 @@ def test_a_search_against_the_heuristic_bot_plays_every_game(env_id):
         assert _ask(pimc, state) in legal
 
 
-@pytest.mark.parametrize("env_id, players", [("cabula_v0", 3), ("kabaal_v0", 4), ("barakka_v0", 2)])
+@pytest.mark.parametrize("env_id, players", [("cabula_v0", 3), ("kabaal_v0", 4), ("barakka_v0", 2),
+                                             ("kabaleo_v0", 2)])
 def test_a_search_against_a_modelled_opponent_depends_only_on_the_seats_information(env_id, players):
     for seed in range(2):
         state = _position(env_id, seed=seed, players=players)
         p = state.current_player
         world = state.resample_hidden(p, np.random.default_rng(100 + seed))
-        a = SearchAgent(seed=seed, sims=20, others="heuristic", rollout="heuristic")
-        b = SearchAgent(seed=seed, sims=20, others="heuristic", rollout="heuristic")
-        assert _ask(a, state) == _ask(b, world)
-        assert a.last_stats == b.last_stats
+        for infer in (0, 12):  # the worlds weighed by the bot's past moves too: the same weights
+            a = SearchAgent(seed=seed, sims=20, others="heuristic", rollout="heuristic", infer=infer)
+            b = SearchAgent(seed=seed, sims=20, others="heuristic", rollout="heuristic", infer=infer)
+            assert _ask(a, state) == _ask(b, world)
+            assert a.last_stats == b.last_stats
+            if infer:
+                assert a.last_worlds.misses == b.last_worlds.misses
 
 
 # -- worlds weighed by the model (infer=) --------------------------------------------------------
