@@ -614,23 +614,27 @@ def test_worlds_of_a_world_match_the_truths_while_another_player_pays():
 
 
 # -- a truth with two never-seen cards swapped is another truth (issue 13) -----------------------
-def _swapped_truth(state, p: int, rng):
-    """A state seat ``p`` cannot tell from ``state`` (the kit's ``swapped_truth``): two cards
-    ``p`` never saw, of the same kind (both hand cards, both forest cards or both final enemies)
-    and of different types, swapped in the real start; a hidden choice that took one of them
-    (a card given away, a Forest Magic keep) names the other instead."""
+def _swapped_pair(state, p: int, rng, choose, tries: int):
+    """(a state seat ``p`` cannot tell from ``state``, or None; the swap ``{a: b, b: a}``): the
+    kit's ``swapped_truth`` with two cards ``p`` never saw swapped in the real start, ``choose(seen)``
+    giving ``pick(rng) -> (a, b)`` (None: no pair this try). The two are of the same kind (both
+    hand cards, both forest cards or both final enemies) and of different types; a hidden choice
+    that took one of them (a card given away, a Forest Magic keep) names the other instead."""
     from kabenvs.games.alakazum import resample as R
 
     game = state.game
     cs = game.cs
     origin, actions = R._start_of(state)
     seen, taken, _barred, _secret, _present, chance = R._history_facts(state, p, origin, actions)
-    hidden = sorted({c for cards in R._hidden_now(state, p).values() for c in cards} - seen)
+    pick = choose(seen)
     finals = set(origin.start["state"]["finals"])
     sigma: dict[int, int] = {}
 
     def swap(fields, rng):
-        a, b = (hidden[i] for i in rng.choice(len(hidden), 2, replace=False))
+        pair = pick(rng)
+        if pair is None:
+            return False
+        a, b = pair
         if cs.htype[a] == cs.htype[b] and cs.cls[a] == cs.cls[b]:
             return False
         if (a in finals) != (b in finals) or cs.is_hand[a] != cs.is_hand[b]:
@@ -644,7 +648,18 @@ def _swapped_truth(state, p: int, rng):
     def rewrite(world, k, action):
         return R._relabelled(world, game, action, taken[k], sigma) if taken[k] >= 0 else action
 
-    return swapped_truth(state, p, rng, swap, rewrite, tries=40)
+    return swapped_truth(state, p, rng, swap, rewrite, tries=tries), sigma
+
+
+def _swapped_truth(state, p: int, rng):
+    """``_swapped_pair`` with the two cards drawn from the resampler's hidden zones of ``p``."""
+    from kabenvs.games.alakazum import resample as R
+
+    def choose(seen):
+        hidden = sorted({c for cards in R._hidden_now(state, p).values() for c in cards} - seen)
+        return lambda rng: tuple(hidden[i] for i in rng.choice(len(hidden), 2, replace=False))
+
+    return _swapped_pair(state, p, rng, choose, tries=40)[0]
 
 
 def _swapped_anywhere(state, p: int, rng):
@@ -653,44 +668,28 @@ def _swapped_anywhere(state, p: int, rng):
     are not face up to everyone (``validate.card_places``: another hand, the deck, the Forest
     Magic cards out, the final enemies), the first place drawn uniformly. A place that list
     forgot is then swapped too (the replay still rejects a swap the seat could see)."""
-    from kabenvs.games.alakazum import resample as R
     from kabenvs.games.alakazum.validate import card_places
 
-    game = state.game
-    cs = game.cs
-    origin, actions = R._start_of(state)
-    seen, taken, _barred, _secret, _present, chance = R._history_facts(state, p, origin, actions)
-    places: dict[str, list[int]] = {}
     face_down = {f"hands[{q}]" for q in range(state.num_players) if q != p} | {
         "forest", "fm", "fm_order", "fm_keep", "finals"}
-    for field, c in card_places(state):
-        if field in face_down and c not in seen:
-            places.setdefault(field, []).append(c)
-    names = sorted(places)
-    finals = set(origin.start["state"]["finals"])
-    sigma: dict[int, int] = {}
 
-    def swap(fields, rng):
-        first = names[int(rng.integers(len(names)))]
-        rest = [c for f in names if f != first for c in places[f]]
-        if not rest:
-            return False
-        a = places[first][int(rng.integers(len(places[first])))]
-        b = rest[int(rng.integers(len(rest)))]
-        if cs.htype[a] == cs.htype[b] and cs.cls[a] == cs.cls[b]:
-            return False
-        if (a in finals) != (b in finals) or cs.is_hand[a] != cs.is_hand[b]:
-            return False
-        sigma.clear()
-        sigma.update({a: b, b: a})
-        fields.update(R._relabel(fields, sigma))
-        fields["shuffles"], fields["rolls"] = [o[:] for o in chance.orders], chance.rolls[:]
-        return True
+    def choose(seen):
+        places: dict[str, list[int]] = {}
+        for field, c in card_places(state):
+            if field in face_down and c not in seen:
+                places.setdefault(field, []).append(c)
+        names = sorted(places)
 
-    def rewrite(world, k, action):
-        return R._relabelled(world, game, action, taken[k], sigma) if taken[k] >= 0 else action
+        def pick(rng):
+            first = names[int(rng.integers(len(names)))]
+            rest = [c for f in names if f != first for c in places[f]]
+            if not rest:
+                return None
+            return places[first][int(rng.integers(len(places[first])))], rest[int(rng.integers(len(rest)))]
 
-    return swapped_truth(state, p, rng, swap, rewrite, tries=60), sigma
+        return pick
+
+    return _swapped_pair(state, p, rng, choose, tries=60)
 
 
 def _places_gap(state, p: int, other, draws: int) -> tuple[float, tuple]:
