@@ -15,6 +15,10 @@ from __future__ import annotations
 import sys
 import types
 
+from kabenvs import compiled
+
+compiled.install_switch()  # KABENVS_PURE_PYTHON=1: the sources, before any compiled module loads
+
 from kabenvs.core.env import GameEnv
 from kabenvs.core.errors import ConfigError, IllegalActionError, KabenvsError
 from kabenvs.core.game import Game, State

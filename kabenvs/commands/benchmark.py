@@ -39,9 +39,12 @@ import platform
 import random
 import sys
 import time
+from pathlib import Path
+
 import numpy as np
 
 import kabenvs
+from kabenvs import compiled
 from kabenvs.commands import OneLineParser
 from kabenvs.core.errors import ConfigError
 from kabenvs.core.registry import game_class
@@ -292,6 +295,20 @@ def format_table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def build_description() -> str:
+    """Which kabenvs ran: the compiled modules (a normal install, or a checkout built in place) or
+    the Python sources (an editable install, or KABENVS_PURE_PYTHON=1): the AEC rows differ by
+    about 1.5 times between the two (kabenvs/compiled.py)."""
+    modules = compiled.compiled_modules()
+    if compiled.running_compiled():
+        stale = compiled.stale_modules()
+        passed_over = f"; {len(stale)} older than their sources ran as Python" if stale else ""
+        return f"compiled ({len(modules)} modules{passed_over})"
+    if modules:
+        return f"pure Python ({compiled.ENV_VAR}=1, or compiled modules older than their sources)"
+    return "pure Python (no compiled modules installed: an editable install, or no C compiler)"
+
+
 def print_table(rows: list[dict]) -> None:
     print(format_table(rows))
 
@@ -338,10 +355,12 @@ def main(argv: list[str] | None = None) -> int:
         except ConfigError as exc:  # a model= that does not load for a game or player count measured
             print(f"error: --search-spec: {' '.join(str(exc).split())}", file=sys.stderr)
             return 2
+    build = build_description()
     if args.json:
         print(json.dumps({"machine": platform.machine(), "python": platform.python_version(),
-                          "kabenvs": kabenvs.__version__, "rows": rows}, indent=2))
+                          "kabenvs": kabenvs.__version__, "build": build, "rows": rows}, indent=2))
     else:
+        print(f"kabenvs {kabenvs.__version__} from {Path(kabenvs.__file__).parent}: {build}\n")
         print_table(rows)
     return 0
 

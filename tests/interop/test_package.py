@@ -50,7 +50,7 @@ def test_bad_commands_say_so_in_one_line_with_exit_2(argv, words, capsys):
 
 
 def test_the_scripts_are_thin_wrappers():
-    for name in ("train", "evaluate", "benchmark", "play", "serve", "export_model"):
+    for name in ("train", "evaluate", "benchmark", "play", "serve", "export_model", "obs_fingerprint"):
         text = (ROOT / "scripts" / f"{name}.py").read_text()
         assert len(text.splitlines()) < 25 and "import main" in text
 
