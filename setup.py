@@ -21,6 +21,7 @@ import sys
 from glob import glob
 
 from setuptools import find_packages, setup
+from setuptools.command.build_ext import build_ext
 
 # the modules the compiled build covers; kabenvs/compiled.py reads the same two folders
 COMPILED_SOURCES = sorted(
@@ -69,7 +70,22 @@ def _extensions() -> list:
     )
 
 
+class OptionalBuildExt(build_ext):
+    """Every extension here is optional: a module that does not compile (no compiler, no Python
+    headers) installs as its Python source, with one warning. setuptools' own ``optional`` is
+    not enough: its parallel build lets some compiler errors through (a CompileError class
+    other than the one it filters)."""
+
+    def build_extension(self, ext):
+        try:
+            super().build_extension(ext)
+        except Exception as exc:  # noqa: BLE001 (whatever stopped the compiler, the source serves)
+            self.warn(f"kabenvs: {ext.name} not compiled ({' '.join(str(exc).split())[:200]}); "
+                      "its Python source is installed and runs instead")
+
+
 setup(
+    cmdclass={"build_ext": OptionalBuildExt},
     packages=find_packages(include=["kabenvs", "kabenvs.*"]) + ["kabenvs._training"],
     package_dir={"kabenvs._training": "training"},
     ext_modules=_extensions(),

@@ -178,3 +178,28 @@ def test_a_missing_optional_package_while_running_is_one_line(monkeypatch, capsy
     assert cli.main(["evaluate", "heuristic", "random", "--game", "kabaleo_v0"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "stable_baselines3" in err and "pip install 'kabenvs[train]'" in err
+
+
+@pytest.mark.slow
+def test_without_a_c_compiler_the_wheel_installs_the_pure_modules(tmp_path):
+    """setup.py compiles with Cython where it can; a compiler that fails (here /bin/false) leaves
+    each module as its source, and the install still builds, imports and plays."""
+    pytest.importorskip("Cython")  # --no-build-isolation uses this environment's Cython (dev extra)
+    src = _source_copy(tmp_path / "src")
+    wheels = tmp_path / "wheels"
+    env = {**os.environ, "CC": "/bin/false", "KABENVS_PURE_PYTHON": ""}
+    done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-v",
+                           str(src), "-w", str(wheels)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "kabenvs.core.env not compiled" in done.stdout + done.stderr
+    (wheel,) = wheels.glob("kabenvs-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "kabenvs/core/env.py" in names and not [n for n in names if n.endswith((".so", ".pyd"))]
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+                   check=True, capture_output=True)
+    code = ("import kabenvs, kabenvs.compiled as c; assert not c.compiled_modules() and not c.running_compiled(); "
+            "e = kabenvs.make('kabaleo_v0'); e.reset(seed=1); print(len(e.last()[0]['observation']))")
+    ran = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(target)})
+    assert ran.returncode == 0, ran.stderr[-2000:]
