@@ -12,8 +12,8 @@ at run time imports them instead (kabenvs/compiled.py). Nothing is compiled
 * for an editable install (``pip install -e .``): compiled modules next to the sources would
   hide every later edit of them;
 * with ``KABENVS_PURE_PYTHON=1`` set while installing;
-* where Cython or a C compiler is missing: each extension is optional, and the install goes on
-  with the pure-Python modules (pip shows the compiler's message).
+* where Cython or a C compiler is missing: a module that does not compile installs as its
+  source, with a warning naming it (``OptionalBuildExt``), and the install goes on.
 """
 
 import os
@@ -33,7 +33,7 @@ COMPILED_SOURCES = sorted(
 
 
 def _wanted() -> bool:
-    if os.environ.get("KABENVS_PURE_PYTHON", "") not in ("", "0"):
+    if os.environ.get("KABENVS_PURE_PYTHON") == "1":  # read as kabenvs/compiled.py reads it
         return False
     # metadata and source archives need no compiling (pip asks for metadata before it builds)
     skip = ("editable_wheel", "develop", "egg_info", "dist_info", "sdist")

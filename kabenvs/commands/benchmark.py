@@ -306,7 +306,8 @@ def build_description() -> str:
         return f"compiled ({len(modules)} modules{passed_over})"
     if modules:
         return f"pure Python ({compiled.ENV_VAR}=1, or compiled modules older than their sources)"
-    return "pure Python (no compiled modules installed: an editable install, or no C compiler)"
+    return ("pure Python (no compiled modules beside these sources: an editable install, a checkout "
+            "not built in place with `python setup.py build_ext --inplace`, or no C compiler)")
 
 
 def print_table(rows: list[dict]) -> None:

@@ -24,8 +24,10 @@ from kabenvs.compiled import _SourceFinder
 _DIGESTS = """
 import json, kabenvs
 from kabenvs.compiled import compiled_modules, running_compiled
+from kabenvs.commands.benchmark import build_description
 from kabenvs.commands.fingerprint import configs_of, fingerprint
-out = {"file": kabenvs.__file__, "compiled": compiled_modules(), "running": running_compiled()}
+out = {"file": kabenvs.__file__, "compiled": compiled_modules(), "running": running_compiled(),
+       "build": build_description()}
 if out["compiled"]:
     out["digests"] = {f"{e} {json.dumps(c, sort_keys=True)}": fingerprint(e, c, 2)
                       for e in kabenvs.ENV_IDS for c in configs_of(e)}
@@ -60,6 +62,9 @@ def test_the_installed_compiled_modules_play_exactly_as_their_sources(tmp_path):
     assert "kabenvs.core.env" in fast["compiled"] and "kabenvs.games.cabula.rules" in fast["compiled"]
     assert not any(name.endswith("__init__") for name in fast["compiled"])
     assert fast["running"] is True and pure["running"] is False
+    # what the benchmark's first line says of each
+    assert fast["build"] == f"compiled ({len(fast['compiled'])} modules)", fast["build"]
+    assert pure["build"].startswith("pure Python (KABENVS_PURE_PYTHON=1"), pure["build"]
     assert fast["digests"].keys() == pure["digests"].keys() and len(fast["digests"]) >= 10
     differ = [key for key in fast["digests"] if fast["digests"][key] != pure["digests"][key]]
     assert not differ, f"compiled and pure differ in {differ}"
