@@ -1493,11 +1493,13 @@ class AlakazumState(State):
 
     def position_key(self) -> str:
         """The all-seeing render less what no rule reads later (docs, Observation): the order in
-        which a team's characters joined it. Characters join at the end and leave from anywhere;
-        every rule and every legal move reads a team as a set (decisions list its characters by
-        id), so two teams with the same characters are the same position."""
+        which a team's characters joined it, and the order of the graveyard. Characters join at
+        the end and leave from anywhere (a Levitation swaps one in place); every rule and every
+        legal move reads a team and the graveyard as sets (decisions list their characters by
+        id), so two with the same characters are the same position."""
         canonical = self.clone()
         canonical.teams = [sorted(team) for team in self.teams]
+        canonical.graveyard = sorted(self.graveyard)
         return canonical.render(None)
 
     # per-pair knowledge rows, [o][h]: what o knows of h's hand

@@ -1117,27 +1117,43 @@ class CabulaState(State):
     _SHADOW_ROWS = ("shadow_known", "shadow_groups", "shadow_groups2", "shadow_fresh", "shadow_spent")
     _VIEWER_FIELDS = ("deck_floor", "deck_cap")
 
+    THIRD_HAND = "what another player knows of a third hand"
+    MY_KNOWLEDGE_FOLLOWED = "what another player can follow of what I know of its hand"
+
     def recall_gap(self, other: "CabulaState", seat: int) -> str | None:
-        """The one summary of this kind the docs name (item 5): with three or more players, what
+        """The summaries of this kind the docs name (item 5), with three or more players: what
         another player ``j`` knows of a third hand ``k`` beyond what everyone knows of it (the
         public rows, which I observe) is not in my observation: it rests on events between ``j``
-        and ``k`` I see only in part (issue #13). It explains a merge only when the two states are
-        the same game in every field, the public rows included, but rows of that kind: ``j``'s
-        rows about ``k``, ``k``'s shadows of them, ``j``'s deck knowledge."""
+        and ``k`` I see only in part (issue #13). Nor is how much of my own knowledge of a hand
+        ``k`` that player can follow (``k``'s shadow of my row about ``k``: only ``k`` reads it,
+        and it rests on what ``k`` saw). They explain a merge only when the two states are the
+        same game in every field, the public rows included, but rows of that kind: ``j``'s rows
+        about ``k``, ``k``'s shadows of rows about ``k`` (``shadow_*[j * n + k]``, read by ``k``
+        alone), ``j``'s deck knowledge. Joined by "; " when both differ."""
         n = self.num_players
         if n < 3:
             return None
+        names = set()
         for key, (value, theirs) in self.differing_fields(other).items():
-            if key in self._VIEWER_ROWS or key in self._SHADOW_ROWS:
+            if key in self._VIEWER_ROWS:
                 for i, (a, b) in enumerate(zip(value, theirs)):
                     if a != b and seat in divmod(i, n):
-                        return None  # a row I read (mine, or another's about my hand) differs
+                        return None  # my own row, or another's about my hand (I read its shadow)
+                names.add(self.THIRD_HAND)
+            elif key in self._SHADOW_ROWS:
+                for i, (a, b) in enumerate(zip(value, theirs)):
+                    if a != b:
+                        j, k = divmod(i, n)
+                        if k == seat:
+                            return None  # my shadow: my observation reads it
+                        names.add(self.MY_KNOWLEDGE_FOLLOWED if j == seat else self.THIRD_HAND)
             elif key in self._VIEWER_FIELDS:
                 if value[seat] != theirs[seat]:
                     return None
+                names.add(self.THIRD_HAND)
             else:
                 return None
-        return "what another player knows of a third hand"
+        return "; ".join(sorted(names)) or None
 
     def _hidden_zones(self, player: int) -> dict[str, list]:
         """Cards ``player`` cannot place: each other hand less the cards it knows are there, and

@@ -595,3 +595,31 @@ def test_the_order_a_team_joined_in_is_history_no_rule_reads():
     swapped.teams[p][0] = next(c for c in swapped.graveyard + swapped.forest if state.game.cs.cards[c].kind == "character")
     swapped.touch()
     assert swapped.position_key() != state.position_key()
+
+
+def test_the_order_of_the_graveyard_is_history_no_rule_reads():
+    """The same for the graveyard (found 2026-12-06 with the probe's seed 47 at 3 players: 6
+    merges where two characters had gone to the graveyard in the other order, all else alike,
+    counted as positions that differ). Reordered: every seat's observation, the legal moves and
+    the key are the same; a graveyard character swapped for another one makes the key differ."""
+    import random
+
+    from kabenvs.games.alakazum import AlakazumGame
+
+    state = AlakazumGame(num_players=3).new_state(5)
+    rnd = random.Random(5)
+    while len(state.graveyard) < 2:
+        state.apply(rnd.choice(state.legal_actions()))
+    other = state.clone()
+    other.graveyard = other.graveyard[::-1]
+    other.touch()
+    assert other.render(None) != state.render(None)
+    assert other.position_key() == state.position_key()
+    assert other.legal_actions() == state.legal_actions()
+    for v in range(3):
+        assert other.observation(v).tobytes() == state.observation(v).tobytes()
+    swapped = state.clone()
+    gone = next(c for c in swapped.forest if state.game.cs.cards[c].kind == "character")
+    swapped.graveyard[0] = gone
+    swapped.touch()
+    assert swapped.position_key() != state.position_key()
