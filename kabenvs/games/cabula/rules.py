@@ -1119,6 +1119,10 @@ class CabulaState(State):
 
     THIRD_HAND = "what another player knows of a third hand"
     MY_KNOWLEDGE_FOLLOWED = "what another player can follow of what I know of its hand"
+    BEYOND_MY_SHADOW = "what another player knows of my hand beyond what I can follow of it"
+    # the rows of another player's knowledge of my hand where its shadow may be coarser (docs
+    # item 5: only the groups; certain cards and fresh counts the shadow follows exactly)
+    _GROUP_ROWS = ("groups", "groups2")
 
     def recall_gap(self, other: "CabulaState", seat: int) -> str | None:
         """The summaries of this kind the docs name (item 5), with three or more players: what
@@ -1129,7 +1133,11 @@ class CabulaState(State):
         and it rests on what ``k`` saw). They explain a merge only when the two states are the
         same game in every field, the public rows included, but rows of that kind: ``j``'s rows
         about ``k``, ``k``'s shadows of rows about ``k`` (``shadow_*[j * n + k]``, read by ``k``
-        alone), ``j``'s deck knowledge. Joined by "; " when both differ."""
+        alone), ``j``'s deck knowledge. Third, what another player knows of *my* hand beyond my
+        shadow of it: after a rebuilt deck its groups may count the types of cards a third
+        player drew, which I never saw (docs item 5: the shadow keeps unknown cards there);
+        explained only where those group rows alone differ, my shadows being equal. Joined by
+        "; " when several differ."""
         n = self.num_players
         if n < 3:
             return None
@@ -1137,9 +1145,12 @@ class CabulaState(State):
         for key, (value, theirs) in self.differing_fields(other).items():
             if key in self._VIEWER_ROWS:
                 for i, (a, b) in enumerate(zip(value, theirs)):
-                    if a != b and seat in divmod(i, n):
-                        return None  # my own row, or another's about my hand (I read its shadow)
-                names.add(self.THIRD_HAND)
+                    if a != b:
+                        j, k = divmod(i, n)
+                        if j == seat or (k == seat and key not in self._GROUP_ROWS):
+                            return None  # my own row, or what my shadow follows exactly
+                        # (a row about my hand whose shadow is equal: shadows are compared too)
+                        names.add(self.BEYOND_MY_SHADOW if k == seat else self.THIRD_HAND)
             elif key in self._SHADOW_ROWS:
                 for i, (a, b) in enumerate(zip(value, theirs)):
                     if a != b:

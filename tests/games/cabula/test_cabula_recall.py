@@ -1,5 +1,6 @@
 """The recall summaries Cábula names (State.recall_gap): what another player knows of a third hand,
-and what another player can follow of what I know of its hand."""
+what another player can follow of what I know of its hand, and what another player knows of my
+hand beyond my shadow of it."""
 
 from __future__ import annotations
 
@@ -38,6 +39,15 @@ def test_it_explains_only_third_hand_rows():
     assert s.recall_gap(_with(s, "shadow_known", third, row), me) is not None  # player 2's shadow of it
     assert s.recall_gap(_with(s, "known", me * n + 2, row), me) is None  # my own row
     assert s.recall_gap(_with(s, "known", 1 * n + me, row), me) is None  # a row about my hand
+    # another player's group about my hand, with my shadow of it unchanged: the coarser shadow
+    # (found by the probe, seed 47 at 6 players, 2026-12-06: player 2's group counted a double
+    # star more in the branch where none was played in view; my shadow held unknown cards there)
+    group = row + [0, 1]
+    assert s.recall_gap(_with(s, "groups", 1 * n + me, group), me) == \
+        "what another player knows of my hand beyond what I can follow of it"
+    beyond = _with(_with(s, "groups", 1 * n + me, group), "shadow_groups", 1 * n + me, group)
+    assert s.recall_gap(beyond, me) is None  # my shadow differs too: my observation reads it
+    assert s.recall_gap(_with(s, "fresh", 1 * n + me, 1), me) is None  # the shadow follows fresh counts
     assert s.recall_gap(_with(s, "shadow_known", 2 * n + me, row), me) is None  # my shadow of a row on me
     # player 2's shadow of what I know of its hand: only player 2 reads it (found by the probe,
     # seed 47 at 6 players, 2026-12-06: counted unexplained while the check took it for mine)
