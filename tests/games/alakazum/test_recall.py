@@ -568,6 +568,17 @@ def test_my_own_forest_magic_over_a_whole_deck_set_keeps_what_the_six_did_not_sh
     assert fset(t, s) == (len(s.forest), sorted(["Barretina", "Die potion +1", *put_back[1:]]), [], 0)
 
 
+def _assert_the_same_position_to_everyone(state, other) -> None:
+    """``other``: ``state`` with an order changed in place (then touched here). The render shows
+    the order, but the position key, the legal moves and every seat's observation are the same."""
+    other.touch()
+    assert other.render(None) != state.render(None)
+    assert other.position_key() == state.position_key()
+    assert other.legal_actions() == state.legal_actions()
+    for v in range(state.num_players):
+        assert other.observation(v).tobytes() == state.observation(v).tobytes()
+
+
 def test_the_order_a_team_joined_in_is_history_no_rule_reads():
     """The recall probe's position key leaves out the order of a team's characters (found
     2026-12-06: at 2 players, 4 merges of 150 games where the teams held the same characters in
@@ -585,12 +596,7 @@ def test_the_order_a_team_joined_in_is_history_no_rule_reads():
     p = next(q for q, team in enumerate(state.teams) if len(team) >= 3)
     other = state.clone()
     other.teams[p] = other.teams[p][::-1]
-    other.touch()
-    assert other.render(None) != state.render(None)
-    assert other.position_key() == state.position_key()
-    assert other.legal_actions() == state.legal_actions()
-    for v in range(2):
-        assert other.observation(v).tobytes() == state.observation(v).tobytes()
+    _assert_the_same_position_to_everyone(state, other)
     swapped = state.clone()
     swapped.teams[p][0] = next(c for c in swapped.graveyard + swapped.forest if state.game.cs.cards[c].kind == "character")
     swapped.touch()
@@ -612,12 +618,7 @@ def test_the_order_of_the_graveyard_is_history_no_rule_reads():
         state.apply(rnd.choice(state.legal_actions()))
     other = state.clone()
     other.graveyard = other.graveyard[::-1]
-    other.touch()
-    assert other.render(None) != state.render(None)
-    assert other.position_key() == state.position_key()
-    assert other.legal_actions() == state.legal_actions()
-    for v in range(3):
-        assert other.observation(v).tobytes() == state.observation(v).tobytes()
+    _assert_the_same_position_to_everyone(state, other)
     swapped = state.clone()
     gone = next(c for c in swapped.forest if state.game.cs.cards[c].kind == "character")
     swapped.graveyard[0] = gone
