@@ -159,7 +159,7 @@ BUDGET = 3
 MODE_COUNTS: dict[str, int] = {}  # worlds built per mode in this process (read by the tests)
 
 
-def _events(state: "CabulaState") -> tuple["CabulaState", int, list]:
+def logged_events(state: "CabulaState") -> tuple["CabulaState", int, list]:
     """The real game replayed from its start with every card movement logged: (the start
     replayed, the index of its first own step, [(step, [events])]); a ``look`` event carries the
     looked-at hand as it was. Kept on the state (a cache, dropped by ``_reset_caches``): a search
@@ -189,7 +189,7 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     n = state.num_players
     if state.start is None:
         raise ValueError("resample_hidden needs the game's start (a state restored from an older save)")
-    truth, begin, steps = _events(state)
+    truth, begin, steps = logged_events(state)
     built = None
     for mode, tries in MODES:  # more tries, each with a larger budget, when patient (core.patience)
         for _ in range(resample_tries(tries) if mode != "truth" else tries):

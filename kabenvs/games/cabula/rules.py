@@ -85,7 +85,7 @@ from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.cabula import cards as C
 from kabenvs.games.cabula import knowledge as KN
 from kabenvs.games.cabula.encoding import encode
-from kabenvs.games.cabula.resample import resample
+from kabenvs.games.cabula.resample import logged_events, resample
 from kabenvs.games.cabula.cards import (
     BALL, BOOK, CAULDRON, DOUBLE, HAND_SIZE, HAND_TYPES, IS_CURSE, MONSTERS, NECRO, NUM_TYPES,
     PARCHMENT, PLURAL, SINGULAR, STAR, WAND, WIN_STARS, WITCH,
@@ -1120,12 +1120,13 @@ class CabulaState(State):
     THIRD_HAND = "what another player knows of a third hand"
     MY_KNOWLEDGE_FOLLOWED = "what another player can follow of what I know of its hand"
     BEYOND_MY_SHADOW = "what another player knows of my hand beyond what I can follow of it"
+    UNSEEN_TAKE = "which card a take between two other players moved"
     # the rows of another player's knowledge of my hand where its shadow may be coarser (docs
     # item 5: only the groups; certain cards and fresh counts the shadow follows exactly)
     _GROUP_ROWS = ("groups", "groups2")
 
     def recall_gap(self, other: "CabulaState", seat: int) -> str | None:
-        """The summaries of this kind the docs name (item 5), with three or more players: what
+        """The summaries of this kind the docs name (items 5 and 6), with three or more players: what
         another player ``j`` knows of a third hand ``k`` beyond what everyone knows of it (the
         public rows, which I observe) is not in my observation: it rests on events between ``j``
         and ``k`` I see only in part (issue #13). Nor is how much of my own knowledge of a hand
@@ -1136,8 +1137,10 @@ class CabulaState(State):
         alone), ``j``'s deck knowledge. Third, what another player knows of *my* hand beyond my
         shadow of it: after a rebuilt deck its groups may count the types of cards a third
         player drew, which I never saw (docs item 5: the shadow keeps unknown cards there);
-        explained only where those group rows alone differ, my shadows being equal. Joined by
-        "; " when several differ."""
+        explained only where those group rows alone differ, my shadows being equal. Fourth
+        (item 6), two other players' hands that differ by exactly what the takes between them
+        moved (``_hands_differ_by_unseen_takes``): which card a crystal ball took there I never
+        see, so only the odds of where cards are differ. Joined by "; " when several differ."""
         n = self.num_players
         if n < 3:
             return None
@@ -1162,9 +1165,41 @@ class CabulaState(State):
                 if value[seat] != theirs[seat]:
                     return None
                 names.add(self.THIRD_HAND)
+            elif key == "hands":
+                if not self._hands_differ_by_unseen_takes(other, seat):
+                    return None
+                names.add(self.UNSEEN_TAKE)
             else:
                 return None
         return "; ".join(sorted(names)) or None
+
+    def _hands_differ_by_unseen_takes(self, other: "CabulaState", seat: int) -> bool:
+        """Docs item 6: exactly two other players' hands differ, and by exactly what the takes
+        between those two (crystal balls, which ``seat`` never sees the card of) moved differently
+        in the two games over their whole history. Then the two hidden worlds differ only in
+        which card those takes moved: my knowledge rows, equal in both (``recall_gap`` refuses
+        any difference in them) and exact about which cards can be where, admit both, so only
+        the odds of the two differ."""
+        n = self.num_players
+        moved = [p for p in range(n) if self.hands[p] != other.hands[p]]
+        if len(moved) != 2 or seat in moved or self.start is None or other.start is None:
+            return False
+        j, k = moved
+        flow = [self._taken_from_to(k, j), other._taken_from_to(k, j)]
+        diff = [a - b for a, b in zip(flow[0], flow[1])]
+        return (any(diff)
+                and all(a - b == d for a, b, d in zip(self.hands[j], other.hands[j], diff))
+                and all(b - a == d for a, b, d in zip(self.hands[k], other.hands[k], diff)))
+
+    def _taken_from_to(self, victim: int, taker: int) -> list[int]:
+        """Cards taken from ``victim`` by ``taker`` less those taken back the other way, since
+        the game's start (a count per type; replays the game once, cached for resampling)."""
+        net = [0] * NUM_TYPES
+        for _, events in logged_events(self)[2]:
+            for ev in events:
+                if ev[0] == "move" and {ev[1], ev[2]} == {victim, taker}:
+                    net[ev[3]] += 1 if ev[1] == victim else -1
+        return net
 
     def _hidden_zones(self, player: int) -> dict[str, list]:
         """Cards ``player`` cannot place: each other hand less the cards it knows are there, and

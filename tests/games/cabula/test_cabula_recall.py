@@ -1,6 +1,6 @@
 """The recall summaries Cábula names (State.recall_gap): what another player knows of a third hand,
-what another player can follow of what I know of its hand, and what another player knows of my
-hand beyond my shadow of it."""
+what another player can follow of what I know of its hand, what another player knows of my hand
+beyond my shadow of it, and which card a take between two other players moved."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import kabenvs
 from kabenvs.core.recall import probe_recall
 from kabenvs.games.cabula import encoding
-from tests.games.cabula.cabula_helpers import act, rig
+from tests.games.cabula.cabula_helpers import ID, act, rig
 
 
 def _state(players: int):
@@ -104,3 +104,58 @@ def test_the_probe_finds_no_merge_of_it_and_would_without_the_public_rows(monkey
     monkeypatch.setattr(encoding, "_encode_public", lambda *args: None)
     planted = probe_recall(game, **probe)
     assert planted.unexplained >= 1
+
+
+def _unseen_take_histories(star_played: bool):
+    """Three players, seat 2 watching. Player 0 passes (or plays its star); player 1 takes a card
+    from player 0's hand with one crystal ball; player 2's cauldron finds nothing displayed (or
+    returns the star to player 0's hand in plain view); player 0 plays a star. Seat 2 saw
+    different moves, and the same cards end in the same places it can see. The take is rigged
+    (the chance script) to move a cyclops in the first game and a minotaur in the second, as a
+    random take may: player 0's hand held the star as well in the first."""
+    s = rig(3, hands=[{"star": 1, "cyclops": 1, "minotaur": 1}, {"crystal_ball": 1, "kraken": 1},
+                      {"cauldron": 1, "dragon": 1}],
+            top=["dragon", "dragon", "kraken"])
+    s.chance = [ID["minotaur"] if star_played else ID["cyclops"]]
+    s.mark_start()  # the script is part of the start the game replays from
+    for move in ("play a star" if star_played else "pass", "play crystal ball",
+                 "target the player 2 seats clockwise", "play cauldron",
+                 "target the player 1 seat clockwise", "play a star"):
+        act(s, move)
+    return s
+
+
+def test_which_card_an_unseen_take_between_others_moved_is_named():
+    # the open kind the probe met with seeds 48 and 49 (docs/testing.md): seat 2's observations
+    # of two games it told apart became equal while players 0 and 1 held one card swapped
+    kept, played = _unseen_take_histories(False), _unseen_take_histories(True)
+    cyclops, minotaur = [0] * 14, [0] * 14
+    cyclops[ID["cyclops"]] = minotaur[ID["minotaur"]] = 1
+    assert kept._taken_from_to(0, 1) == cyclops and played._taken_from_to(0, 1) == minotaur
+    assert kept.hands[0] != played.hands[0] and kept.hands[2] == played.hands[2]
+    same = [kept.observation(v).tobytes() == played.observation(v).tobytes() for v in range(3)]
+    assert same == [False, False, True]  # players 0 and 1 know which card moved
+    assert kept.recall_gap(played, 2) == ("what another player knows of a third hand; "
+                                          "which card a take between two other players moved")
+    assert kept.recall_gap(played, 0) is None and kept.recall_gap(played, 1) is None  # their own hands
+
+
+def test_a_hand_difference_no_take_explains_is_not_named():
+    kept, played = _unseen_take_histories(False), _unseen_take_histories(True)
+
+    def edited(state, edits):
+        other = state.clone()
+        other.hands = copy.deepcopy(other.hands)
+        for p, card, k in edits:
+            other.hands[p][ID[card]] += k
+        return other
+
+    # the same swap once more, between players 0 and 1: more than the take explains
+    more = edited(played, [(0, "kraken", -1), (1, "kraken", 1), (0, "dragon", 1), (1, "dragon", -1)])
+    assert kept.recall_gap(more, 2) is None
+    # a card between players 0 and 2 or 1 and 2: seat 2's own hand, never named for seat 2
+    assert kept.recall_gap(edited(kept, [(0, "kraken", -1), (2, "kraken", 1)]), 2) is None
+    # two hands differ but no take ran between them: players 1 and 2 seen by seat 0
+    assert kept.recall_gap(edited(kept, [(1, "kraken", -1), (2, "kraken", 1)]), 0) is None
+    # a card more in one hand only
+    assert kept.recall_gap(edited(kept, [(0, "kraken", 1)]), 2) is None
