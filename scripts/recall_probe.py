@@ -31,13 +31,16 @@ def main(argv=None) -> int:
     p.add_argument("--horizon", type=int, default=30)
     p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument("--examples", type=int, default=3)
+    p.add_argument("--odds-draws", type=int, default=0,
+                   help="worlds drawn each way to test an unnamed merge for the same possible worlds, other odds")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     for eid in args.env:
         for players in args.players or extreme_player_counts(eid):
             game = kabenvs.make_game(eid, num_players=players)
             t0 = time.process_time()
-            r = probe_recall(game, args.seed, args.games, args.positions, args.pairs, args.horizon, args.examples)
+            r = probe_recall(game, args.seed, args.games, args.positions, args.pairs, args.horizon, args.examples,
+                             args.odds_draws)
             row = {"env": eid, "players": players, **r.as_dict(), "cpu_s": round(time.process_time() - t0, 1)}
             if args.json:
                 print(json.dumps(row))
@@ -46,7 +49,8 @@ def main(argv=None) -> int:
             print(f"{eid} {players}p: {r.branches} branch pairs, {r.comparisons} (seat, step) comparisons of "
                   f"distinguishable branches, {r.merges} merges: {r.pure_history} pure history, "
                   f"{r.explained} explained by a named summary{' (' + named + ')' if named else ''}, "
-                  f"{r.unexplained} unexplained; {row['cpu_s']} s")
+                  + (f"{r.odds_only} the same possible worlds by resampling, " if args.odds_draws else "")
+                  + f"{r.unexplained} unexplained; {row['cpu_s']} s")
             for e in r.examples:
                 print(f"    {e}")
     return 0

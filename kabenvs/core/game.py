@@ -367,6 +367,12 @@ class State:
         out, and says so on its docs page."""
         return self.render(None)
 
+    # The saved fields that say where the items of ``hidden_zones`` lie (a game's hands, its
+    # deck): the perfect-recall probe's check of "the same possible worlds, other odds" sets them
+    # aside to look at the rest of a difference (kabenvs/core/recall.py, ``same_possible_worlds``).
+    # Empty: the game has no such check.
+    PLACEMENT_FIELDS: ClassVar[tuple[str, ...]] = ()
+
     def recall_gap(self, other: "State", seat: int) -> str | None:
         """Why ``seat``'s observation may show this state and ``other`` alike although the seat
         once told their histories apart and another seat still tells them apart (a merge the

@@ -19,6 +19,15 @@ the seat has forgotten a difference that still exists in the game (another hand,
 can matter for play. The game may name the summary that explains it (``State.recall_gap``, on its
 docs page too); the shared kit fails on any merge of that kind the game does not name.
 
+A merge the game does not name can still be one where the seat's possible worlds are alike and
+only their odds differ: the two branches hold the items the seat cannot place (``hidden_zones``)
+split differently, after histories that leave both splits possible (an unseen card moved, drawn
+or taken, a different card in each branch). ``same_possible_worlds`` tests that against the
+game's own resampler, which draws worlds from the seat's whole history, not from what its
+observation kept: with ``odds_draws`` set, such a merge counts as *odds only* when worlds drawn
+in each branch put those items where the other branch has them, and everything else that differs
+is pure history or named. It is evidence, not proof (a split no draw met stays unexplained).
+
 ``python scripts/recall_probe.py`` runs it for every game at its smallest and largest player
 count and prints the counts; ``tests/core/test_recall.py`` checks that the probe finds a merge
 planted in a game's observation.
@@ -26,8 +35,10 @@ planted in a game's observation.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import random
+from collections import Counter
 from typing import Any
 
 from kabenvs.core.game import Game, State
@@ -62,7 +73,9 @@ class Merge:
 
     def __str__(self) -> str:
         kind = "pure history" if self.pure_history else "positions differ"
-        if self.gap:
+        if self.gap == ODDS_ONLY:
+            kind += f" ({self.gap})"
+        elif self.gap:
             kind += f" (named summary: {self.gap})"
         return (f"seat {self.seat}, {self.steps_after_branch} steps after {self.moves[0]!r} / {self.moves[1]!r} "
                 f"at {self.decision!r}: {kind}")
@@ -75,6 +88,7 @@ class RecallReport:
     merges: int = 0
     pure_history: int = 0
     explained: int = 0  # merges of positions that differ, explained by the game's recall_gap
+    odds_only: int = 0  # of the rest, those same_possible_worlds found alike (with odds_draws)
     examples: list[Merge] = dataclasses.field(default_factory=list)
     gaps: dict[str, int] = dataclasses.field(default_factory=dict)
 
@@ -84,10 +98,12 @@ class RecallReport:
 
     @property
     def unexplained(self) -> int:
-        """Merges of positions another seat still tells apart, with no summary the game names."""
-        return self.state_merges - self.explained
+        """Merges of positions another seat still tells apart, with no summary the game names
+        (and, where the probe checked them, not found to differ in odds only)."""
+        return self.state_merges - self.explained - self.odds_only
 
-    def _add(self, seat: int, step: int, a: State, b: State, before: State, moves, max_examples: int) -> None:
+    def _add(self, seat: int, step: int, a: State, b: State, before: State, moves, max_examples: int,
+             odds_draws: int = 0) -> None:
         pure = _everyone_alike(a, b)
         gap = None if pure else a.recall_gap(b, seat)
         self.merges += 1
@@ -95,6 +111,9 @@ class RecallReport:
         if gap:
             self.explained += 1
             self.gaps[gap] = self.gaps.get(gap, 0) + 1
+        elif not pure and odds_draws and same_possible_worlds(a, b, seat, odds_draws):
+            self.odds_only += 1
+            gap = ODDS_ONLY
         merge = Merge(seat, step, pure, before.decision(), moves, gap)
         # unexplained merges first among the examples: they are what a reader must see
         if len(self.examples) < max_examples:
@@ -108,8 +127,66 @@ class RecallReport:
     def as_dict(self) -> dict[str, Any]:
         return {"branches": self.branches, "comparisons": self.comparisons, "merges": self.merges,
                 "pure_history": self.pure_history, "state_merges": self.state_merges,
-                "explained": self.explained, "unexplained": self.unexplained, "gaps": dict(self.gaps),
+                "explained": self.explained, "odds_only": self.odds_only, "unexplained": self.unexplained,
+                "gaps": dict(self.gaps),
                 "examples": [str(m) for m in self.examples]}
+
+
+ODDS_ONLY = "the same possible worlds, other odds (checked by resampling)"
+
+
+def _placements(state: State, seat: int) -> dict[str, Counter] | None:
+    zones = state.hidden_zones(seat)
+    if zones is None:
+        return None
+    try:
+        return {name: Counter(items) for name, items in zones.items()}
+    except TypeError:  # items that cannot be counted (unhashable): no such check
+        return None
+
+
+def same_possible_worlds(a: State, b: State, seat: int, draws: int, seed: int = 0) -> bool:
+    """Whether ``seat``'s possible worlds look alike in ``a`` and ``b`` although the two hold its
+    hidden items split differently: the same items hidden from it in all (``hidden_zones``), and
+    the game's ``resample_hidden``, which draws from the seat's whole history, puts the items that
+    differ where ``b`` has them in some of ``draws`` worlds of ``a``, and where ``a`` has them in
+    some of ``draws`` worlds of ``b`` (their counts in the zones where the two differ; the other
+    zones hold them alike). Everything else that differs must be pure history or named
+    by the game (``recall_gap``, asked with the game's ``PLACEMENT_FIELDS`` of ``b`` set to
+    ``a``'s). False where any of that fails, or the game has no placement fields."""
+    fields = type(a).PLACEMENT_FIELDS
+    za, zb = _placements(a, seat), _placements(b, seat)
+    if not fields or za is None or zb is None or za.keys() != zb.keys():
+        return False
+    if sum(za.values(), Counter()) != sum(zb.values(), Counter()):
+        return False  # not the same hidden items: something the seat could count differs
+    differ = sorted({x for z in za for x in (za[z] - zb[z]) + (zb[z] - za[z])}, key=repr)
+    if not differ:
+        return False  # the hidden split is the same: the difference lies elsewhere
+    rest = b.clone()
+    for name in fields:
+        setattr(rest, name, copy.deepcopy(getattr(a, name)))
+    rest._reset_caches()
+    if rest.differing_fields(a) and not a.recall_gap(rest, seat):
+        return False
+    # only the zones where the two differ: the rest hold those items alike in both, and asking a
+    # world to match them too would make a match too rare to meet (hundreds of splits at 5 players)
+    names = sorted(z for z in za if any(za[z][x] != zb[z][x] for x in differ))
+
+    def pattern(zones: dict[str, Counter]) -> tuple:
+        return tuple(zones[z][x] for z in names for x in differ)
+
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    for source, target in ((a, pattern(zb)), (b, pattern(za))):
+        for _ in range(draws):
+            world = _placements(source.resample_hidden(seat, rng), seat)
+            if world is not None and world.keys() == za.keys() and pattern(world) == target:
+                break
+        else:
+            return False
+    return True
 
 
 def _random_positions(game: Game, rnd: random.Random, n_games: int, per_game: int, seed: int) -> list[State]:
@@ -147,9 +224,12 @@ def same_moves(A: State, B: State, rnd: random.Random, horizon: int):
 
 
 def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game: int = 20,
-                 pairs_per_position: int = 2, horizon: int = 30, max_examples: int = 10) -> RecallReport:
+                 pairs_per_position: int = 2, horizon: int = 30, max_examples: int = 10,
+                 odds_draws: int = 0) -> RecallReport:
     """Branch random positions of ``n_games`` full random games two ways and follow both with the
-    same random moves for up to ``horizon`` steps (see the module's docstring)."""
+    same random moves for up to ``horizon`` steps (see the module's docstring). ``odds_draws``:
+    worlds drawn each way to test a merge the game does not name for "the same possible worlds,
+    other odds" (``same_possible_worlds``); 0, the default, tests none."""
     rnd = random.Random(seed)
     report = RecallReport()
     n = game.num_players
@@ -172,7 +252,7 @@ def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game
                 if apart[v] and view_a[2] == view_b[2]:  # told apart, yet the observation is the same
                     merged[v] = True
                     report.comparisons += 1
-                    report._add(v, 0, A, B, before, moves, max_examples)
+                    report._add(v, 0, A, B, before, moves, max_examples, odds_draws)
             for step, A0, B0, c in same_moves(A, B, rnd, horizon):
                 for v in range(n):
                     view_a, view_b = seat_view(A0, A, c, v), seat_view(B0, B, c, v)
@@ -183,8 +263,8 @@ def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game
                     if merged[v] or view_a[2] != view_b[2]:
                         continue
                     merged[v] = True
-                    report._add(v, step, A, B, before, moves, max_examples)
+                    report._add(v, step, A, B, before, moves, max_examples, odds_draws)
     return report
 
 
-__all__ = ["Merge", "RecallReport", "probe_recall", "same_moves", "seat_view"]
+__all__ = ["ODDS_ONLY", "Merge", "RecallReport", "probe_recall", "same_moves", "same_possible_worlds", "seat_view"]

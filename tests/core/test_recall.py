@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 import kabenvs
-from kabenvs.core.recall import probe_recall, seat_view
+from kabenvs.core.recall import probe_recall, same_possible_worlds, seat_view
 
 
 def _forgetful(cls, keep: slice):
@@ -64,3 +64,67 @@ def test_branches_a_seat_cannot_tell_apart_are_not_compared():
                 return
         state.apply(legal[0])
     raise AssertionError("no hidden pass found in 200 steps")
+
+
+def test_same_possible_worlds_meets_an_unseen_take_in_both_branches():
+    # the rigged Cábula pair of docs/games/cabula.md item 6: seat 2 saw different moves, and a
+    # take between players 0 and 1 moved a cyclops in one game and a minotaur in the other; the
+    # resampler, drawing from seat 2's whole history, puts them either way from both
+    from tests.games.cabula.test_cabula_recall import _unseen_take_histories
+
+    kept, played = _unseen_take_histories(False), _unseen_take_histories(True)
+    assert same_possible_worlds(kept, played, 2, draws=200)
+    assert same_possible_worlds(played, kept, 2, draws=200)
+
+
+def _looked_and_forgotten():
+    """Two players; player 0 looks at player 1's hand with two crystal balls and takes a card, so
+    the rest of that hand is certain to it. Then the rows that say so are wiped (planted
+    forgetting), and a copy holds one of player 1's cards swapped with a deck card of another
+    type: both show the seat the same hidden items, only split otherwise."""
+    from tests.games.cabula.cabula_helpers import act, rig
+
+    s = rig(2, hands=[{"crystal_ball": 2, "dragon": 1}, {"kraken": 1, "minotaur": 1, "magic_wand": 1}],
+            top=["cyclops", "cyclops", "cyclops"])
+    for move in ("play 2 crystal balls", "take a magic wand"):  # (two players: no victim to choose)
+        act(s, move)
+    for table in (s.known, s.groups, s.groups2, s.fresh):
+        table[0 * 2 + 1] = None if table is not s.fresh else 0
+    s._reset_caches()
+    other = s.clone()
+    other.hands = [h[:] for h in s.hands]
+    other.deck = s.deck[:]
+    kraken, cyclops = 8, 6
+    other.hands[1][kraken] -= 1
+    other.hands[1][cyclops] += 1
+    other.deck[other.deck.index(cyclops)] = kraken
+    other._reset_caches()
+    return s, other
+
+
+def test_same_possible_worlds_refuses_a_split_the_seats_history_rules_out():
+    # the rows forgot what the seat saw, but the resampler replays its whole history: no world of
+    # the first holds a cyclops in player 1's hand, so the check says no (where the observation
+    # alone would have merged them)
+    s, other = _looked_and_forgotten()
+    zones, others = s.hidden_zones(0), other.hidden_zones(0)
+    assert sorted(zones["hand of player 1"]) != sorted(others["hand of player 1"])
+    assert not same_possible_worlds(s, other, 0, draws=200)
+
+
+def _unseen_take_histories_pair():
+    from tests.games.cabula.test_cabula_recall import _unseen_take_histories
+
+    return _unseen_take_histories(False), _unseen_take_histories(True)
+
+
+def test_same_possible_worlds_needs_the_rest_of_the_difference_named(monkeypatch):
+    kept, played = _unseen_take_histories_pair()
+    # another difference no summary names (the discard pile): not the same possible worlds
+    odd = played.clone()
+    odd.discard = odd.discard[:]
+    odd.discard[0] += 1
+    assert not same_possible_worlds(kept, odd, 2, draws=300)
+    # a game that declares no placement fields has no such check
+    monkeypatch.setattr(type(kept), "PLACEMENT_FIELDS", ())
+    assert not same_possible_worlds(kept, played, 2, draws=300)

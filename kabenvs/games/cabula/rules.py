@@ -1121,6 +1121,9 @@ class CabulaState(State):
     MY_KNOWLEDGE_FOLLOWED = "what another player can follow of what I know of its hand"
     BEYOND_MY_SHADOW = "what another player knows of my hand beyond what I can follow of it"
     UNSEEN_TAKE = "which card a take between two other players moved"
+    # where the cards hidden from a seat lie (hidden_zones): the recall probe's odds-only check
+    # sets these aside (kabenvs/core/recall.py, same_possible_worlds; docs item 6)
+    PLACEMENT_FIELDS = ("hands", "deck")
     # the rows of another player's knowledge of my hand where its shadow may be coarser (docs
     # item 5: only the groups; certain cards and fresh counts the shadow follows exactly)
     _GROUP_ROWS = ("groups", "groups2")
