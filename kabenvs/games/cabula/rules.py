@@ -1121,6 +1121,8 @@ class CabulaState(State):
     MY_KNOWLEDGE_FOLLOWED = "what another player can follow of what I know of its hand"
     BEYOND_MY_SHADOW = "what another player knows of my hand beyond what I can follow of it"
     UNSEEN_TAKE = "which card a take between two other players moved"
+    REBUILT_RECORD = "which cards another player drew from a rebuilt deck"
+    DECK_KNOWLEDGE = "what another player knows of the deck"
     # where the cards hidden from a seat lie (hidden_zones): the recall probe's odds-only check
     # sets these aside (kabenvs/core/recall.py, same_possible_worlds; docs item 6)
     PLACEMENT_FIELDS = ("hands", "deck")
@@ -1129,7 +1131,7 @@ class CabulaState(State):
     _GROUP_ROWS = ("groups", "groups2")
 
     def recall_gap(self, other: "CabulaState", seat: int) -> str | None:
-        """The summaries of this kind the docs name (items 5 and 6), with three or more players: what
+        """The summaries of this kind the docs name (items 5 to 7), with three or more players: what
         another player ``j`` knows of a third hand ``k`` beyond what everyone knows of it (the
         public rows, which I observe) is not in my observation: it rests on events between ``j``
         and ``k`` I see only in part (issue #13). Nor is how much of my own knowledge of a hand
@@ -1143,19 +1145,20 @@ class CabulaState(State):
         explained only where those group rows alone differ, my shadows being equal. Fourth
         (item 6), two other players' hands that differ by exactly what the takes between them
         moved (``_hands_differ_by_unseen_takes``): which card a crystal ball took there I never
-        see, so only the odds of where cards are differ. Joined by "; " when several differ."""
+        see, so only the odds of where cards are differ. Fifth (item 7, also with two players),
+        which cards another player drew from a rebuilt deck (its ``rebuilt_drawn`` row: the types
+        only it reads, the count I read too). Joined by "; " when several differ."""
         n = self.num_players
-        if n < 3:
-            return None
         names = set()
         for key, (value, theirs) in self.differing_fields(other).items():
             if key in self._VIEWER_ROWS:
                 for i, (a, b) in enumerate(zip(value, theirs)):
                     if a != b:
                         j, k = divmod(i, n)
-                        if j == seat or (k == seat and key not in self._GROUP_ROWS):
+                        if j == seat or (k == seat and key not in self._GROUP_ROWS) or n < 3:
                             return None  # my own row, or what my shadow follows exactly
-                        # (a row about my hand whose shadow is equal: shadows are compared too)
+                        # (a row about my hand whose shadow is equal: shadows are compared too;
+                        # with two players the shadow is the row itself)
                         names.add(self.BEYOND_MY_SHADOW if k == seat else self.THIRD_HAND)
             elif key in self._SHADOW_ROWS:
                 for i, (a, b) in enumerate(zip(value, theirs)):
@@ -1167,9 +1170,17 @@ class CabulaState(State):
             elif key in self._VIEWER_FIELDS:
                 if value[seat] != theirs[seat]:
                     return None
-                names.add(self.THIRD_HAND)
+                # another player's deck knowledge (only its observation reads it): part of what
+                # it knows of a third hand's fresh cards, or with two players of the deck alone
+                names.add(self.THIRD_HAND if n >= 3 else self.DECK_KNOWLEDGE)
+            elif key == "rebuilt_drawn":
+                # another player's own record of its draws from the rebuilt deck: only its own
+                # observation and shadows read the types; mine reads its row's total (docs item 7)
+                if value[seat] != theirs[seat] or any(sum(a) != sum(b) for a, b in zip(value, theirs)):
+                    return None
+                names.add(self.REBUILT_RECORD)
             elif key == "hands":
-                if not self._hands_differ_by_unseen_takes(other, seat):
+                if n < 3 or not self._hands_differ_by_unseen_takes(other, seat):
                     return None
                 names.add(self.UNSEEN_TAKE)
             else:

@@ -159,3 +159,31 @@ def test_a_hand_difference_no_take_explains_is_not_named():
     assert kept.recall_gap(edited(kept, [(1, "kraken", -1), (2, "kraken", 1)]), 0) is None
     # a card more in one hand only
     assert kept.recall_gap(edited(kept, [(0, "kraken", 1)]), 2) is None
+
+
+def test_another_players_own_record_and_deck_knowledge_are_named_also_with_two_players():
+    # found by the probe at a 150-step horizon (seed 54, docs/testing.md): at 2 players the
+    # other player's record of its rebuilt-deck draws (a parchment or a cauldron) differed,
+    # hands equal; or, with the deck and hands, its deck knowledge
+    for players in (2, 3):
+        s = _state(players)
+        me, other = 0, 1
+        drawn = [0] * 14
+        drawn[ID["parchment"]] = 1
+        other_drawn = [0] * 14
+        other_drawn[ID["cauldron"]] = 1
+        mine = _with(s, "rebuilt_drawn", other, drawn)
+        theirs = _with(s, "rebuilt_drawn", other, other_drawn)
+        assert mine.recall_gap(theirs, me) == "which cards another player drew from a rebuilt deck"
+        assert mine.recall_gap(_with(s, "rebuilt_drawn", other, [0] * 14), me) is None  # the count I read
+        assert _with(s, "rebuilt_drawn", me, drawn).recall_gap(_with(s, "rebuilt_drawn", me, other_drawn), me) is None
+        cap = s.deck_cap[other][:]
+        cap[ID["dragon"]] += 1
+        named = "what another player knows of the deck" if players == 2 else "what another player knows of a third hand"
+        assert s.recall_gap(_with(s, "deck_cap", other, cap), me) == named
+        assert s.recall_gap(_with(s, "deck_cap", me, cap), me) is None  # my own deck knowledge
+    two = _state(2)
+    hands = two.clone()
+    hands.hands = copy.deepcopy(two.hands)
+    hands.hands[1][ID["dragon"]] += 1
+    assert two.recall_gap(hands, 0) is None  # no take between two *other* players at 2 players
