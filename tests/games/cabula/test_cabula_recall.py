@@ -187,3 +187,15 @@ def test_another_players_own_record_and_deck_knowledge_are_named_also_with_two_p
     hands.hands = copy.deepcopy(two.hands)
     hands.hands[1][ID["dragon"]] += 1
     assert two.recall_gap(hands, 0) is None  # no take between two *other* players at 2 players
+
+
+def test_long_horizons_at_two_and_three_players_leave_no_unexplained_merge():
+    # The kit follows branches 30 steps; Cábula's rebuilt decks make merges 40-150 steps later
+    # (docs/testing.md, "A longer horizon"). At 2 and 3 players every one of them is named
+    # (items 5-7) or shown odds-only by the resampler; 4-6 players still leave some the checks
+    # cannot settle (documented there), so they are not asserted here.
+    for players in (2, 3):
+        game = kabenvs.make_game("cabula_v0", num_players=players)
+        report = probe_recall(game, seed=54, n_games=60, positions_per_game=10, horizon=150, odds_draws=300)
+        assert report.unexplained == 0, [str(m) for m in report.examples]
+        assert report.odds_only >= 1 and report.state_merges > report.odds_only
