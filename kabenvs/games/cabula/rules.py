@@ -1131,7 +1131,7 @@ class CabulaState(State):
     _GROUP_ROWS = ("groups", "groups2")
 
     def recall_gap(self, other: "CabulaState", seat: int) -> str | None:
-        """The summaries of this kind the docs name (items 5 to 7), with three or more players: what
+        """The summaries of this kind the docs name (items 5 to 7). With three or more players, what
         another player ``j`` knows of a third hand ``k`` beyond what everyone knows of it (the
         public rows, which I observe) is not in my observation: it rests on events between ``j``
         and ``k`` I see only in part (issue #13). Nor is how much of my own knowledge of a hand
@@ -1145,9 +1145,10 @@ class CabulaState(State):
         explained only where those group rows alone differ, my shadows being equal. Fourth
         (item 6), two other players' hands that differ by exactly what the takes between them
         moved (``_hands_differ_by_unseen_takes``): which card a crystal ball took there I never
-        see, so only the odds of where cards are differ. Fifth (item 7, also with two players),
-        which cards another player drew from a rebuilt deck (its ``rebuilt_drawn`` row: the types
-        only it reads, the count I read too). Joined by "; " when several differ."""
+        see, so only the odds of where cards are differ. With any number of players: another
+        player's shadow of what I know of its hand (above), and (item 7) which cards another
+        player drew from a rebuilt deck (its ``rebuilt_drawn`` row: the types only it reads, the
+        count I read too); with two, its deck knowledge. Joined by "; " when several differ."""
         n = self.num_players
         names = set()
         for key, (value, theirs) in self.differing_fields(other).items():
