@@ -8,6 +8,7 @@ See ``kabenvs/core/recall.py`` for what is compared and what a merge means.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
@@ -21,6 +22,18 @@ from kabenvs.commands.benchmark import extreme_player_counts  # noqa: E402
 from kabenvs.core.recall import probe_recall  # noqa: E402
 
 
+def horizon_arg(text: str) -> int:
+    """``--horizon``: a whole number of steps >= 1 (left out: until each game ends)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer; the horizon is a number of steps >= 1 "
+                                         "(leave it out to follow each branch to the game's end)") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is below 1; the horizon is a number of steps >= 1")
+    return value
+
+
 def main(argv=None) -> int:
     p = OneLineParser(description=__doc__.split("\n")[0])
     p.add_argument("--env", nargs="*", default=list(kabenvs.ENV_IDS))
@@ -28,11 +41,13 @@ def main(argv=None) -> int:
     p.add_argument("--games", type=int, default=4)
     p.add_argument("--positions", type=int, default=20, help="branch positions per game")
     p.add_argument("--pairs", type=int, default=2, help="move pairs per position")
-    p.add_argument("--horizon", type=int, default=30)
+    p.add_argument("--horizon", type=horizon_arg, default=None,
+                   help="steps to follow each branch pair (default: until the game ends)")
     p.add_argument("--seed", type=seed_arg, default=0)
     p.add_argument("--examples", type=int, default=3)
-    p.add_argument("--odds-draws", type=int, default=0,
-                   help="worlds drawn each way to test an unnamed merge for the same possible worlds, other odds")
+    p.add_argument("--odds-tries", type=int, default=0,
+                   help="attempts each way to build a world of one branch's history holding the other's hidden "
+                        "split, for an unnamed merge (the same possible worlds, other odds)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     for eid in args.env:
@@ -40,7 +55,7 @@ def main(argv=None) -> int:
             game = kabenvs.make_game(eid, num_players=players)
             t0 = time.process_time()
             r = probe_recall(game, args.seed, args.games, args.positions, args.pairs, args.horizon, args.examples,
-                             args.odds_draws)
+                             args.odds_tries)
             row = {"env": eid, "players": players, **r.as_dict(), "cpu_s": round(time.process_time() - t0, 1)}
             if args.json:
                 print(json.dumps(row))
@@ -49,7 +64,8 @@ def main(argv=None) -> int:
             print(f"{eid} {players}p: {r.branches} branch pairs, {r.comparisons} (seat, step) comparisons of "
                   f"distinguishable branches, {r.merges} merges: {r.pure_history} pure history, "
                   f"{r.explained} explained by a named summary{' (' + named + ')' if named else ''}, "
-                  + (f"{r.odds_only} the same possible worlds by resampling, " if args.odds_draws else "")
+                  + (f"{r.odds_only} the same possible worlds (each split shown possible after the other "
+                     f"history), " if args.odds_tries else "")
                   + f"{r.unexplained} unexplained; {row['cpu_s']} s")
             for e in r.examples:
                 print(f"    {e}")

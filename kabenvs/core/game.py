@@ -336,6 +336,30 @@ class State:
     def _resample_hidden(self, player: int, rng: np.random.Generator) -> "State":
         raise NotImplementedError
 
+    def world_holding(self, player: int, want: dict[str, dict], rng: np.random.Generator | int | None,
+                      tries: int) -> "State | None":
+        """A world ``player`` cannot tell from this state, as ``resample_hidden`` draws them, whose
+        ``hidden_zones`` hold the named items as ``want`` says (zone name -> {item: count}, for the
+        zones and items named; everything else as it falls), or None when ``tries`` attempts found
+        none (which proves nothing). The perfect-recall probe asks it whether another branch's
+        placement is possible after this branch's history (``kabenvs/core/recall.py``) and checks
+        the answer itself. Default: ``tries`` draws of ``resample_hidden`` until one fits; a game
+        whose fitting worlds are too rare to draw builds one to fit (``_world_holding``)."""
+        if rng is self.rng:
+            raise ConfigError("world_holding: rng is this state's own generator; pass a generator of your own, "
+                              "a seed >= 0 or None")
+        return self._world_holding(self.check_seat(player, "world_holding"), want, as_generator(rng), tries)
+
+    def _world_holding(self, player: int, want: dict[str, dict], rng: np.random.Generator,
+                       tries: int) -> "State | None":
+        for _ in range(tries):
+            world = self._resample_hidden(player, rng)
+            zones = world.hidden_zones(player) or {}
+            if all(sum(1 for i in zones.get(z, ()) if i == x) == k for z, items in want.items()
+                   for x, k in items.items()):
+                return world
+        return None
+
     def check_seat(self, seat: Any, what: str) -> int:
         """``seat`` as an int when it is a seat of this game; ``ConfigError`` naming ``what`` was
         asked and the seats there are otherwise (a bool, a float or a negative index is none)."""

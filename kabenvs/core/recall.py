@@ -22,11 +22,14 @@ docs page too); the shared kit fails on any merge of that kind the game does not
 A merge the game does not name can still be one where the seat's possible worlds are alike and
 only their odds differ: the two branches hold the items the seat cannot place (``hidden_zones``)
 split differently, after histories that leave both splits possible (an unseen card moved, drawn
-or taken, a different card in each branch). ``same_possible_worlds`` tests that against the
-game's own resampler, which draws worlds from the seat's whole history, not from what its
-observation kept: with ``odds_draws`` set, such a merge counts as *odds only* when worlds drawn
-in each branch put those items where the other branch has them, and everything else that differs
-is pure history or named. It is evidence, not proof (a split no draw met stays unexplained).
+or taken, a different card in each branch). ``same_possible_worlds`` tests that with the game's
+``world_holding``, which looks for a world of the seat's whole history (not of what its
+observation kept) holding the items as the other branch does; the world found is checked here
+by replaying it to the seat's own views of every step. With ``odds_tries`` set, such a merge
+counts as *odds only* when that succeeds both ways and everything else that differs is pure
+history or named. Each branch's split is then proven possible after the other's history; a split
+no try met stays unexplained (for Cábula, whose builder deals to fit, that has so far always
+been a split the history really rules out: docs/testing.md).
 
 ``python scripts/recall_probe.py`` runs it for every game at its smallest and largest player
 count and prints the counts; ``tests/core/test_recall.py`` checks that the probe finds a merge
@@ -88,7 +91,7 @@ class RecallReport:
     merges: int = 0
     pure_history: int = 0
     explained: int = 0  # merges of positions that differ, explained by the game's recall_gap
-    odds_only: int = 0  # of the rest, those same_possible_worlds found alike (with odds_draws)
+    odds_only: int = 0  # of the rest, those same_possible_worlds found alike (with odds_tries)
     examples: list[Merge] = dataclasses.field(default_factory=list)
     gaps: dict[str, int] = dataclasses.field(default_factory=dict)
 
@@ -103,7 +106,7 @@ class RecallReport:
         return self.state_merges - self.explained - self.odds_only
 
     def _add(self, seat: int, step: int, a: State, b: State, before: State, moves, max_examples: int,
-             odds_draws: int = 0) -> None:
+             odds_tries: int = 0) -> None:
         pure = _everyone_alike(a, b)
         gap = None if pure else a.recall_gap(b, seat)
         self.merges += 1
@@ -111,7 +114,7 @@ class RecallReport:
         if gap:
             self.explained += 1
             self.gaps[gap] = self.gaps.get(gap, 0) + 1
-        elif not pure and odds_draws and same_possible_worlds(a, b, seat, odds_draws):
+        elif not pure and odds_tries and same_possible_worlds(a, b, seat, odds_tries):
             self.odds_only += 1
             gap = ODDS_ONLY
         merge = Merge(seat, step, pure, before.decision(), moves, gap)
@@ -132,7 +135,7 @@ class RecallReport:
                 "examples": [str(m) for m in self.examples]}
 
 
-ODDS_ONLY = "the same possible worlds, other odds (checked by resampling)"
+ODDS_ONLY = "the same possible worlds, other odds (each split shown possible after the other history)"
 
 
 def _placements(state: State, seat: int) -> dict[str, Counter] | None:
@@ -145,14 +148,17 @@ def _placements(state: State, seat: int) -> dict[str, Counter] | None:
         return None
 
 
-def same_possible_worlds(a: State, b: State, seat: int, draws: int, seed: int = 0) -> bool:
-    """Whether ``seat``'s possible worlds look alike in ``a`` and ``b`` although the two hold its
-    hidden items split differently: the same items hidden from it in all (``hidden_zones``), and
-    the game's ``resample_hidden``, which draws from the seat's whole history, puts the items that
-    differ where ``b`` has them in some of ``draws`` worlds of ``a``, and where ``a`` has them in
-    some of ``draws`` worlds of ``b`` (their counts in the zones where the two differ; the other
-    zones hold them alike). Everything else that differs must be pure history or named
-    by the game (``recall_gap``, asked with the game's ``PLACEMENT_FIELDS`` of ``b`` set to
+def same_possible_worlds(a: State, b: State, seat: int, tries: int, seed: int = 0) -> bool:
+    """Whether each of ``a`` and ``b`` holds ``seat``'s hidden items where the seat, after the
+    other's history, cannot rule them out, although the two split them differently: the same items
+    hidden from it in both (``hidden_zones``), and a world exists after ``a``'s history whose
+    zones hold the items that differ where ``b`` has them (their counts in the zones where the two
+    differ; the other zones hold them alike), and one after ``b``'s history holding them as ``a``
+    does. Each world comes from the game's ``world_holding`` (``tries`` attempts) and is checked
+    here, not taken on trust: its zones are counted, and replaying it from its own start gives the
+    seat the same view of every step as the branch it was drawn for (``view_history``'s digest),
+    so the seat's whole history allows it. Everything else that differs must be pure history or
+    named by the game (``recall_gap``, asked with the game's ``PLACEMENT_FIELDS`` of ``b`` set to
     ``a``'s). False where any of that fails, or the game has no placement fields."""
     fields = type(a).PLACEMENT_FIELDS
     za, zb = _placements(a, seat), _placements(b, seat)
@@ -178,13 +184,18 @@ def same_possible_worlds(a: State, b: State, seat: int, draws: int, seed: int = 
 
     import numpy as np
 
+    from kabenvs.core.view_history import replayed_digest
+
     rng = np.random.default_rng(seed)
-    for source, target in ((a, pattern(zb)), (b, pattern(za))):
-        for _ in range(draws):
-            world = _placements(source.resample_hidden(seat, rng), seat)
-            if world is not None and world.keys() == za.keys() and pattern(world) == target:
-                break
-        else:
+    for source, zones in ((a, zb), (b, za)):
+        want = {z: {x: zones[z][x] for x in differ} for z in names}
+        world = source.world_holding(seat, want, rng, tries)
+        if world is None:
+            return False
+        placed = _placements(world, seat)
+        if placed is None or placed.keys() != za.keys() or pattern(placed) != pattern(zones):
+            return False
+        if replayed_digest(world, seat).digest() != replayed_digest(source, seat).digest():
             return False
     return True
 
@@ -224,13 +235,16 @@ def same_moves(A: State, B: State, rnd: random.Random, horizon: int):
 
 
 def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game: int = 20,
-                 pairs_per_position: int = 2, horizon: int = 30, max_examples: int = 10,
-                 odds_draws: int = 0) -> RecallReport:
+                 pairs_per_position: int = 2, horizon: int | None = None, max_examples: int = 10,
+                 odds_tries: int = 0) -> RecallReport:
     """Branch random positions of ``n_games`` full random games two ways and follow both with the
-    same random moves for up to ``horizon`` steps (see the module's docstring). ``odds_draws``:
-    worlds drawn each way to test a merge the game does not name for "the same possible worlds,
-    other odds" (``same_possible_worlds``); 0, the default, tests none."""
+    same random moves for up to ``horizon`` steps (None, the default: until the game ends; see
+    the module's docstring). ``odds_tries``: attempts each way to test a merge the game does not
+    name for "the same possible worlds, other odds" (``same_possible_worlds``); 0, the default,
+    tests none."""
     rnd = random.Random(seed)
+    if horizon is None:
+        horizon = game.max_decisions()
     report = RecallReport()
     n = game.num_players
     for before in _random_positions(game, rnd, n_games, positions_per_game, seed):
@@ -252,7 +266,7 @@ def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game
                 if apart[v] and view_a[2] == view_b[2]:  # told apart, yet the observation is the same
                     merged[v] = True
                     report.comparisons += 1
-                    report._add(v, 0, A, B, before, moves, max_examples, odds_draws)
+                    report._add(v, 0, A, B, before, moves, max_examples, odds_tries)
             for step, A0, B0, c in same_moves(A, B, rnd, horizon):
                 for v in range(n):
                     view_a, view_b = seat_view(A0, A, c, v), seat_view(B0, B, c, v)
@@ -263,7 +277,7 @@ def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game
                     if merged[v] or view_a[2] != view_b[2]:
                         continue
                     merged[v] = True
-                    report._add(v, step, A, B, before, moves, max_examples, odds_draws)
+                    report._add(v, step, A, B, before, moves, max_examples, odds_tries)
     return report
 
 

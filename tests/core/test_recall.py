@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import kabenvs
+from kabenvs.core.errors import ConfigError
 from kabenvs.core.recall import probe_recall, same_possible_worlds, seat_view
 
 
@@ -73,8 +75,8 @@ def test_same_possible_worlds_meets_an_unseen_take_in_both_branches():
     from tests.games.cabula.test_cabula_recall import _unseen_take_histories
 
     kept, played = _unseen_take_histories(False), _unseen_take_histories(True)
-    assert same_possible_worlds(kept, played, 2, draws=200)
-    assert same_possible_worlds(played, kept, 2, draws=200)
+    assert same_possible_worlds(kept, played, 2, tries=20)
+    assert same_possible_worlds(played, kept, 2, tries=20)
 
 
 def _looked_and_forgotten():
@@ -109,7 +111,7 @@ def test_same_possible_worlds_refuses_a_split_the_seats_history_rules_out():
     s, other = _looked_and_forgotten()
     zones, others = s.hidden_zones(0), other.hidden_zones(0)
     assert sorted(zones["hand of player 1"]) != sorted(others["hand of player 1"])
-    assert not same_possible_worlds(s, other, 0, draws=200)
+    assert not same_possible_worlds(s, other, 0, tries=20)
 
 
 def _unseen_take_histories_pair():
@@ -124,7 +126,40 @@ def test_same_possible_worlds_needs_the_rest_of_the_difference_named(monkeypatch
     odd = played.clone()
     odd.discard = odd.discard[:]
     odd.discard[0] += 1
-    assert not same_possible_worlds(kept, odd, 2, draws=300)
+    assert not same_possible_worlds(kept, odd, 2, tries=20)
     # a game that declares no placement fields has no such check
     monkeypatch.setattr(type(kept), "PLACEMENT_FIELDS", ())
-    assert not same_possible_worlds(kept, played, 2, draws=300)
+    assert not same_possible_worlds(kept, played, 2, tries=20)
+
+
+def test_same_possible_worlds_checks_the_world_it_is_given(monkeypatch):
+    # a world_holding that answers with the other branch itself: it holds the wanted split, but
+    # its history is not this branch's, so replaying it shows the seat other views: refused
+    kept, played = _unseen_take_histories_pair()
+    assert same_possible_worlds(kept, played, 2, tries=20)
+    others = {id(kept): played, id(played): kept}
+    monkeypatch.setattr(type(kept), "world_holding", lambda self, seat, want, rng, tries: others[id(self)].clone())
+    assert not same_possible_worlds(kept, played, 2, tries=20)
+    # and one that holds the wrong split: refused by its count
+    monkeypatch.setattr(type(kept), "world_holding", lambda self, seat, want, rng, tries: self.clone())
+    assert not same_possible_worlds(kept, played, 2, tries=20)
+
+
+def test_world_holding_by_default_draws_until_a_world_fits():
+    # Kabaal has no builder of its own: the contract's default draws resampled worlds
+    game = kabenvs.make_game("kabaal_v0", num_players=3)
+    state = game.new_state(np.random.default_rng(5))
+    for _ in range(4):
+        state.apply(state.legal_actions()[0])
+    zones = state.hidden_zones(0)
+    name = next(z for z in zones if zones[z])
+    item = zones[name][0]
+    want = {name: {item: zones[name].count(item)}}
+    world = state.world_holding(0, want, np.random.default_rng(1), 200)
+    assert world is not None and world.hidden_zones(0)[name].count(item) == want[name][item]
+    # a count no world can hold: every card of that kind already elsewhere
+    assert state.world_holding(0, {name: {item: 99}}, np.random.default_rng(1), 5) is None
+    with pytest.raises(ConfigError, match="not a seat"):
+        state.world_holding(7, want, 1, 5)
+    with pytest.raises(ConfigError, match="own generator"):
+        state.world_holding(0, want, state.rng, 5)

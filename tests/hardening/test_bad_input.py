@@ -230,6 +230,16 @@ def test_every_scripts_seed_is_checked_before_anything_runs(script, capsys):
     assert code == 2 and _one_line(err) and "-3 is negative; a seed is an integer >= 0" in err, err
 
 
+@pytest.mark.parametrize("value, says", [("0", "0 is below 1"), ("soon", "'soon' is not an integer")])
+def test_the_recall_probes_horizon_is_checked_before_anything_runs(value, says, capsys):
+    try:
+        code = _script("recall_probe").main(["--horizon", value])
+    except SystemExit as exit_:
+        code = exit_.code
+    err = capsys.readouterr().err
+    assert code == 2 and _one_line(err) and says in err and "number of steps >= 1" in err, err
+
+
 def test_kabenvs_serve_is_available(monkeypatch, tmp_path, capsys, uvicorn_in_process):
     uvicorn = uvicorn_in_process
 

@@ -125,21 +125,144 @@ class _Tokens:
                 free_of[g].append(t)
             else:
                 left[g][self.fixed[t]] -= 1
-        rng = self.rng
         for g, free in enumerate(free_of):
-            rest = left[g]
-            curses = [c for c in CURSES for _ in range(rest[c])]
-            others = [c for c in range(NUM_TYPES) if not IS_CURSE[c] for _ in range(rest[c])]
-            may_curse = [t for t in free if not self.handable[t]]
-            if min(rest) < 0 or len(free) != len(curses) + len(others) or len(may_curse) < len(curses):
+            if not self._deal(types, free, left[g]):
                 return None  # following the truth always can be dealt
-            may_curse = [may_curse[i] for i in rng.permutation(len(may_curse))]
-            cursed = set(may_curse[: len(curses)])
-            for t, c in zip(may_curse, curses):
-                types[t] = c
-            plain = [t for t in free if t not in cursed]
-            for t, i in zip(plain, rng.permutation(len(others))):
-                types[t] = others[i]
+        return types
+
+    def _deal(self, types: list[int], free: list[int], rest: list[int]) -> bool:
+        """Deal the cards ``rest`` (a count per type) to the tokens ``free`` at random into
+        ``types``, curses only to tokens that never sat in a hand; False when they do not fit."""
+        rng = self.rng
+        curses = [c for c in CURSES for _ in range(rest[c])]
+        others = [c for c in range(NUM_TYPES) if not IS_CURSE[c] for _ in range(rest[c])]
+        may_curse = [t for t in free if not self.handable[t]]
+        if min(rest) < 0 or len(free) != len(curses) + len(others) or len(may_curse) < len(curses):
+            return False
+        may_curse = [may_curse[i] for i in rng.permutation(len(may_curse))]
+        cursed = set(may_curse[: len(curses)])
+        for t, c in zip(may_curse, curses):
+            types[t] = c
+        plain = [t for t in free if t not in cursed]
+        for t, i in zip(plain, rng.permutation(len(others))):
+            types[t] = others[i]
+        return True
+
+    def assign_holding(self, places: list[list[int]], need: list[dict[int, int] | None],
+                       nodes: int = 20000) -> list[int] | None:
+        """Like ``assign``, but each place ``places[i]`` (the tokens of a hand or of the deck) with
+        ``need[i]`` set ends up holding exactly ``need[i][c]`` cards of each type ``c`` named there
+        (the other types, and the places with no need, as they fall); None when the fixed tokens
+        and the groups' contents allow no such deal (or ``nodes`` steps of the search found none).
+
+        A small search: the named types of each group are split between the places its free
+        tokens sit in, so that each named place gets its count; the group's other cards are then
+        dealt at random to its remaining free tokens, curses only to tokens that never sat in a
+        hand (which are in the deck)."""
+        named = sorted({c for w in need if w for c in w})
+        where = {t: i for i, ts in enumerate(places) for t in ts}
+        short = [dict(w) if w else None for w in need]  # what each named place still needs
+        for i, ts in enumerate(places):
+            for t in ts:
+                f = self.fixed[t]
+                if f is not None and short[i] is not None and f in short[i]:
+                    short[i][f] -= 1
+        if any(v < 0 for w in short if w for v in w.values()):
+            return None
+        left = [g[:] for g in self.groups]
+        cells: dict[tuple[int, int], list[int]] = {}  # (place, group) -> its free tokens
+        for t, g in enumerate(self.group):
+            if g is None:
+                continue
+            if self.fixed[t] is not None:
+                left[g][self.fixed[t]] -= 1
+            elif t in where:
+                cells.setdefault((where[t], g), []).append(t)
+            else:
+                return None  # a free token in no place: not a state this deal knows
+        if any(min(x) < 0 for x in left):
+            return None
+        rng = self.rng
+        room = {k: len(v) for k, v in cells.items()}
+        # how many tokens of each cell may take a curse (never sat in a hand)
+        cursable = {k: sum(not self.handable[t] for t in v) for k, v in cells.items()}
+        slots = [(g, c) for g in range(len(self.groups)) for c in named if left[g][c]]
+        split: dict[tuple[int, int, int], int] = {}  # (place, group, type) -> named cards placed
+        budget = [nodes]
+
+        def supply_after(k: int, c: int) -> int:
+            return sum(left[g][c2] for g, c2 in slots[k:] if c2 == c)
+
+        def place(k: int) -> bool:
+            budget[0] -= 1
+            if budget[0] < 0:
+                return False
+            if k == len(slots):
+                return all(v == 0 for w in short if w for v in w.values())
+            g, c = slots[k]
+            homes = [i for i in range(len(places)) if (i, g) in cells]
+            homes = [homes[j] for j in rng.permutation(len(homes))]
+            if IS_CURSE[c]:
+                homes = [i for i in homes if cursable[(i, g)]]
+
+            def spread(j: int, rest: int) -> bool:
+                if j == len(homes):
+                    if rest:
+                        return False
+                    # every named place must still be able to get what it lacks of c
+                    if any(w and w.get(c, 0) > supply_after(k + 1, c) for w in short):
+                        return False
+                    return place(k + 1)
+                i = homes[j]
+                cap = min(rest, room[(i, g)], cursable[(i, g)] if IS_CURSE[c] else rest)
+                if short[i] is not None and c in short[i]:
+                    cap = min(cap, short[i][c])
+                amounts = list(range(cap + 1))
+                for a in [amounts[x] for x in rng.permutation(len(amounts))]:
+                    if budget[0] < 0:
+                        return False
+                    room[(i, g)] -= a
+                    if IS_CURSE[c]:
+                        cursable[(i, g)] -= a
+                    if short[i] is not None and c in short[i]:
+                        short[i][c] -= a
+                    split[(i, g, c)] = a
+                    if spread(j + 1, rest - a):
+                        return True
+                    room[(i, g)] += a
+                    if IS_CURSE[c]:
+                        cursable[(i, g)] += a
+                    if short[i] is not None and c in short[i]:
+                        short[i][c] += a
+                    split.pop((i, g, c), None)
+                return False
+
+            return spread(0, left[g][c])
+
+        if not place(0):
+            return None
+        types = [c if f is None else f for c, f in zip(self.true, self.fixed)]
+        for g in range(len(self.groups)):
+            rest = left[g][:]
+            free = []
+            for (i, g2), ts in cells.items():
+                if g2 != g:
+                    continue
+                # named cards first to the tokens that sat in a hand, keeping the others for curses
+                ts = sorted(ts, key=lambda t: (not self.handable[t], rng.random()))
+                for c in named:
+                    a = split.get((i, g, c), 0)
+                    if IS_CURSE[c]:
+                        takers = [t for t in reversed(ts) if not self.handable[t]][:a]
+                    else:
+                        takers = ts[:a]
+                    for t in takers:
+                        types[t] = c
+                        ts.remove(t)
+                    rest[c] -= a
+                free += ts
+            if not self._deal(types, free, rest):
+                return None
         return types
 
 
@@ -185,7 +308,6 @@ def logged_events(state: "CabulaState") -> tuple["CabulaState", int, list]:
 
 
 def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "CabulaState":
-    g = state.game
     n = state.num_players
     if state.start is None:
         raise ValueError("resample_hidden needs the game's start (a state restored from an older save)")
@@ -199,8 +321,44 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
         if built is not None:
             break
     MODE_COUNTS[mode] = MODE_COUNTS.get(mode, 0) + 1
-    tok, types, start_hands, start_deck, script, chosen = built
+    world = _world(state, me, rng, begin, built)
+    # "seen" and "truth" worlds follow the real game in part or in full (which card of a kind
+    # left, or every choice): a search walks an earlier "free" world instead (search.tree.Worlds)
+    world._followed_truth = mode != "free"
+    return world
 
+
+def world_holding(state: "CabulaState", me: int, want: dict, rng: np.random.Generator,
+                  tries: int) -> "CabulaState | None":
+    """A world as ``resample`` builds (mode "free"), whose hidden zones (``_hidden_zones``) hold
+    each named type in each named zone as often as ``want`` says (zone name -> {type: count});
+    None when ``tries`` searches found none (no proof that none exists). Rather than drawing
+    worlds until one fits (hundreds of splits at five players), the search itself deals to fit:
+    the last deal meets the counts where the fixed cards allow, and when it cannot, the choices of
+    which card left a hand are undone in turn, as for a sighting that contradicts them."""
+    if state.start is None:
+        return None
+    n = state.num_players
+    others = [q for q in range(n) if q != me]
+    names = [f"hand of player {q}" for q in others] + ["deck"]
+    if set(want) - set(names):
+        return None  # not a zone of this seat's
+    floors = [state.known_cards(me, q) for q in others] + [state.deck_floor[me]]
+    need = [None if z not in want else {c: k + floor[c] for c, k in want[z].items()}
+            for z, floor in zip(names, floors)]
+    truth, begin, steps = logged_events(state)
+    for _ in range(tries):
+        built = _build(truth, steps, me, n, rng, "free", need, budget_scale=4)
+        if built is not None:
+            return _world(state, me, rng, begin, built)
+    return None
+
+
+def _world(state: "CabulaState", me: int, rng: np.random.Generator, begin: int, built) -> "CabulaState":
+    """The world ``_build``'s tokens describe: its start, chance script and history, replayed."""
+    g = state.game
+    n = state.num_players
+    tok, types, start_hands, start_deck, script, chosen = built
     # -- the world's start, script and history -----------------------------------------------------
     actions = state.history[:]
     fields = copy_plain(state.start["state"])  # a pickle round trip: a fraction of deepcopy's cost
@@ -220,17 +378,18 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
         world.apply(a)
     # (the world keeps the generator its replay from its own fresh start ended with, so that
     # replaying the world gives the world, also after moves in it: core.view_history replays it)
-    # "seen" and "truth" worlds follow the real game in part or in full (which card of a kind
-    # left, or every choice): a search walks an earlier "free" world instead (search.tree.Worlds)
-    world._followed_truth = mode != "free"
     return world
 
 
-def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Generator, mode: str):
+def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Generator, mode: str,
+           need: list | None = None, budget_scale: int = 1):
     """One pass over the logged events placing the seat's unseen cards as tokens (module
     docstring). A card that left a hand unseen is any token of that hand, at random, not the real
     one: the seat cannot tell which it was, so neither may its worlds (``mode``: see ``MODES``). A later sighting needs a token that can be what
-    was seen; when none can, or the groups cannot be dealt at the end, the pass returns None."""
+    was seen; when none can, or the groups cannot be dealt at the end, the pass returns None.
+    ``need``: per other hand (in seat order) and then the deck, None or the count of each named
+    type that place must hold at the end (``world_holding``); a deal that cannot meet it is a
+    contradiction like any other, undone by going back to the latest choice."""
     g = truth.game
     tok = _Tokens(rng)
     others = [q for q in range(n) if q != me]
@@ -290,7 +449,7 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
                 flat.append((step, ev))
     script: list = []  # ("deck", tokens) or ("take", token), in the order the events happened
     chosen: list[tuple[int, int]] = []  # (history index, token) of cards picked after two balls
-    budget = resample_budget(BUDGET * len(flat) + 500)
+    budget = resample_budget(BUDGET * len(flat) + 500) * budget_scale
     trail: list = []  # choice points: (event index, tokens still to try, snapshot)
 
     def snapshot():
@@ -416,7 +575,10 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
             return None
         at = None
         if i == len(flat):
-            types = tok.assign()
+            if need is None:
+                types = tok.assign()
+            else:
+                types = tok.assign_holding([hand_tok[q] for q in others] + [deck_tok], need)
             if types is not None:
                 return tok, types, start_hands, start_deck, script, chosen
             ok = False

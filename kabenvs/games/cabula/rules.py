@@ -85,7 +85,7 @@ from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.cabula import cards as C
 from kabenvs.games.cabula import knowledge as KN
 from kabenvs.games.cabula.encoding import encode
-from kabenvs.games.cabula.resample import logged_events, resample
+from kabenvs.games.cabula.resample import logged_events, resample, world_holding
 from kabenvs.games.cabula.cards import (
     BALL, BOOK, CAULDRON, DOUBLE, HAND_SIZE, HAND_TYPES, IS_CURSE, MONSTERS, NECRO, NUM_TYPES,
     PARCHMENT, PLURAL, SINGULAR, STAR, WAND, WIN_STARS, WITCH,
@@ -1110,6 +1110,9 @@ class CabulaState(State):
 
     def _resample_hidden(self, player: int, rng) -> "CabulaState":
         return resample(self, player, rng)
+
+    def _world_holding(self, player: int, want: dict, rng, tries: int) -> "CabulaState | None":
+        return world_holding(self, player, want, rng, tries)
 
     # knowledge fields by who reads a row (row v * n + p): v's own rows about p's hand; p's
     # shadows of v's rows about p's hand; per-viewer deck knowledge
