@@ -348,7 +348,21 @@ class State:
         if rng is self.rng:
             raise ConfigError("world_holding: rng is this state's own generator; pass a generator of your own, "
                               "a seed >= 0 or None")
-        return self._world_holding(self.check_seat(player, "world_holding"), want, as_generator(rng), tries)
+        seat = self.check_seat(player, "world_holding")
+        zones = self.hidden_zones(seat)
+        if zones is None:
+            raise ConfigError("world_holding: this game has no hidden zones to hold items in")
+        if not isinstance(want, dict) or not all(isinstance(z, str) and z in zones for z in want):
+            raise ConfigError(f"world_holding: want must map zone names to {{item: count}}; got {brief(want)}, "
+                              f"and the zones of seat {seat} are {', '.join(map(repr, zones))}")
+        for z, items in want.items():
+            if not isinstance(items, dict) or not all(
+                    isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) and k >= 0
+                    for k in items.values()):
+                raise ConfigError(f"world_holding: want[{z!r}] must map items to counts >= 0; got {brief(items)}")
+        if not isinstance(tries, (int, np.integer)) or isinstance(tries, bool) or tries < 1:
+            raise ConfigError(f"world_holding: tries must be an integer >= 1; got {brief(tries)}")
+        return self._world_holding(seat, want, as_generator(rng), int(tries))
 
     def _world_holding(self, player: int, want: dict[str, dict], rng: np.random.Generator,
                        tries: int) -> "State | None":

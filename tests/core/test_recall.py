@@ -161,5 +161,11 @@ def test_world_holding_by_default_draws_until_a_world_fits():
     assert state.world_holding(0, {name: {item: 99}}, np.random.default_rng(1), 5) is None
     with pytest.raises(ConfigError, match="not a seat"):
         state.world_holding(7, want, 1, 5)
+    for bad, says in (({"the moon": {item: 1}}, "want must map zone names"), ([name], "want must map zone names"),
+                      ({name: {item: -1}}, "counts >= 0"), ({name: [item]}, "counts >= 0")):
+        with pytest.raises(ConfigError, match=says):
+            state.world_holding(0, bad, 1, 5)
+    with pytest.raises(ConfigError, match="tries must be an integer >= 1"):
+        state.world_holding(0, want, 1, 0)
     with pytest.raises(ConfigError, match="own generator"):
         state.world_holding(0, want, state.rng, 5)

@@ -340,9 +340,7 @@ def world_holding(state: "CabulaState", me: int, want: dict, rng: np.random.Gene
         return None
     n = state.num_players
     others = [q for q in range(n) if q != me]
-    names = [f"hand of player {q}" for q in others] + ["deck"]
-    if set(want) - set(names):
-        return None  # not a zone of this seat's
+    names = [f"hand of player {q}" for q in others] + ["deck"]  # (_hidden_zones; State checked want)
     floors = [state.known_cards(me, q) for q in others] + [state.deck_floor[me]]
     need = [None if z not in want else {c: k + floor[c] for c, k in want[z].items()}
             for z, floor in zip(names, floors)]

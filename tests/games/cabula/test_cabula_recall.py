@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import kabenvs
+from kabenvs.core.errors import ConfigError
 from kabenvs.core.recall import probe_recall
 from kabenvs.games.cabula import encoding
 from tests.games.cabula.cabula_helpers import ID, act, rig
@@ -227,7 +228,8 @@ def test_world_holding_builds_the_other_branchs_split_and_never_one_the_history_
     assert s.world_holding(0, {"hand of player 1": {cyclops: 2}}, np.random.default_rng(0), 20) is None
     world = s.world_holding(0, {"hand of player 1": {cyclops: 1}}, np.random.default_rng(0), 20)
     assert world is not None and world.hands[1][cyclops] == 1
-    assert s.world_holding(0, {"hand of player 0": {cyclops: 0}}, np.random.default_rng(0), 20) is None  # its own hand
+    with pytest.raises(ConfigError, match="zones of seat 0 are 'hand of player 1', 'deck'"):
+        s.world_holding(0, {"hand of player 0": {cyclops: 0}}, np.random.default_rng(0), 20)  # its own hand
 
 
 # Found by the probe followed to the game's end (seed 54, 3 players; docs/games/cabula.md item 8):
