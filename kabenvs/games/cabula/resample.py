@@ -149,7 +149,7 @@ class _Tokens:
         return True
 
     def assign_holding(self, places: list[list[int]], need: list[dict[int, int] | None],
-                       nodes: int = 20000) -> list[int] | None:
+                       nodes: int = 5000) -> list[int] | None:
         """Like ``assign``, but each place ``places[i]`` (the tokens of a hand or of the deck) with
         ``need[i]`` set ends up holding exactly ``need[i][c]`` cards of each type ``c`` named there
         (the other types, and the places with no need, as they fall); None when the fixed tokens
@@ -184,6 +184,15 @@ class _Tokens:
             return None
         rng = self.rng
         room = {k: len(v) for k, v in cells.items()}
+        # quick necessary conditions first: most deals that cannot fit fail here, not in the search
+        for i, w in enumerate(short):
+            if not w:
+                continue
+            if sum(w.values()) > sum(r for (i2, _), r in room.items() if i2 == i):
+                return None
+            for c, k in w.items():
+                if k > sum(min(r, left[g][c]) for (i2, g), r in room.items() if i2 == i):
+                    return None
         # how many tokens of each cell may take a curse (never sat in a hand)
         cursable = {k: sum(not self.handable[t] for t in v) for k, v in cells.items()}
         slots = [(g, c) for g in range(len(self.groups)) for c in named if left[g][c]]
@@ -197,6 +206,9 @@ class _Tokens:
             budget[0] -= 1
             if budget[0] < 0:
                 return False
+            for i, w in enumerate(short):  # a named place must keep room for all it still lacks
+                if w and sum(w.values()) > sum(r for (i2, _), r in room.items() if i2 == i):
+                    return False
             if k == len(slots):
                 return all(v == 0 for w in short if w for v in w.values())
             g, c = slots[k]
@@ -565,6 +577,7 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
         entry[4] = tok.group[t] if tok.fixed[t] is None else None
         return play(step, ev, t)
 
+    named_hands = set() if need is None else {q for q, w in zip(others, need) if w}
     tok.count_left()
     i = 0
     while True:
@@ -600,7 +613,16 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
         # the cause is not local) and try its next token there (conflict-directed backjumping).
         v, groups = blame(at)
         back = None
-        for k in range(len(trail) - 1, -1, -1):
+        if at is None and named_hands:
+            # the deal could not hold what ``need`` asks: first undo a choice of which card left
+            # (or went into) a hand it names, since those decide which cards that hand kept
+            for k in range(len(trail) - 1, -1, -1):
+                e = trail[k]
+                ev = flat[e[0]][1]
+                if e[1] and (e[3] in named_hands or (ev[0] == "move" and ev[2] in named_hands)):
+                    back = k
+                    break
+        for k in range(len(trail) - 1 if back is None else -1, -1, -1):
             e = trail[k]
             if e[1] and ((v is None and not groups) or e[3] == v or e[4] in groups):
                 back = k
