@@ -106,7 +106,7 @@ class RecallReport:
         return self.state_merges - self.explained - self.odds_only
 
     def _add(self, seat: int, step: int, a: State, b: State, before: State, moves, max_examples: int,
-             odds_tries: int = 0) -> None:
+             odds_tries: int = 0, keep: list | None = None) -> None:
         pure = _everyone_alike(a, b)
         gap = None if pure else a.recall_gap(b, seat)
         self.merges += 1
@@ -118,6 +118,8 @@ class RecallReport:
             self.odds_only += 1
             gap = ODDS_ONLY
         merge = Merge(seat, step, pure, before.decision(), moves, gap)
+        if keep is not None and not pure and not gap:
+            keep.append((merge, a.clone(), b.clone()))
         # unexplained merges first among the examples: they are what a reader must see
         if len(self.examples) < max_examples:
             self.examples.append(merge)
@@ -236,12 +238,13 @@ def same_moves(A: State, B: State, rnd: random.Random, horizon: int):
 
 def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game: int = 20,
                  pairs_per_position: int = 2, horizon: int | None = None, max_examples: int = 10,
-                 odds_tries: int = 0) -> RecallReport:
+                 odds_tries: int = 0, keep_unexplained: list | None = None) -> RecallReport:
     """Branch random positions of ``n_games`` full random games two ways and follow both with the
     same random moves for up to ``horizon`` steps (None, the default: until the game ends; see
     the module's docstring). ``odds_tries``: attempts each way to test a merge the game does not
     name for "the same possible worlds, other odds" (``same_possible_worlds``); 0, the default,
-    tests none."""
+    tests none. ``keep_unexplained``: a list to append ``(Merge, branch a, branch b)`` to for
+    each unexplained merge (clones of the two states at the merge), for a closer look."""
     rnd = random.Random(seed)
     if horizon is None:
         horizon = game.max_decisions()
@@ -266,7 +269,7 @@ def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game
                 if apart[v] and view_a[2] == view_b[2]:  # told apart, yet the observation is the same
                     merged[v] = True
                     report.comparisons += 1
-                    report._add(v, 0, A, B, before, moves, max_examples, odds_tries)
+                    report._add(v, 0, A, B, before, moves, max_examples, odds_tries, keep_unexplained)
             for step, A0, B0, c in same_moves(A, B, rnd, horizon):
                 for v in range(n):
                     view_a, view_b = seat_view(A0, A, c, v), seat_view(B0, B, c, v)
@@ -277,7 +280,7 @@ def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game
                     if merged[v] or view_a[2] != view_b[2]:
                         continue
                     merged[v] = True
-                    report._add(v, step, A, B, before, moves, max_examples, odds_tries)
+                    report._add(v, step, A, B, before, moves, max_examples, odds_tries, keep_unexplained)
     return report
 
 
