@@ -28,8 +28,8 @@ observation kept) holding the items as the other branch does; the world found is
 by replaying it to the seat's own views of every step. With ``odds_tries`` set, such a merge
 counts as *odds only* when that succeeds both ways and everything else that differs is pure
 history or named. Each branch's split is then proven possible after the other's history; a split
-no try met stays unexplained (for Cábula, whose builder deals to fit, that has so far always
-been a split the history really rules out: docs/testing.md).
+no try met stays unexplained, which proves nothing either way (a builder's search may be
+randomised and budgeted, as Cábula's is; docs/testing.md, "Built, not drawn").
 
 ``python scripts/recall_probe.py`` runs it for every game at its smallest and largest player
 count and prints the counts; ``tests/core/test_recall.py`` checks that the probe finds a merge
