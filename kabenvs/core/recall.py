@@ -73,6 +73,7 @@ class Merge:
     decision: str
     moves: tuple[str, str]
     gap: str | None = None  # the game's named summary that explains it (State.recall_gap)
+    detail: str = ""  # for an unexplained merge: what differs (fields, and hidden items moved)
 
     def __str__(self) -> str:
         kind = "pure history" if self.pure_history else "positions differ"
@@ -80,6 +81,8 @@ class Merge:
             kind += f" ({self.gap})"
         elif self.gap:
             kind += f" (named summary: {self.gap})"
+        elif self.detail:
+            kind += f" ({self.detail})"
         return (f"seat {self.seat}, {self.steps_after_branch} steps after {self.moves[0]!r} / {self.moves[1]!r} "
                 f"at {self.decision!r}: {kind}")
 
@@ -117,7 +120,8 @@ class RecallReport:
         elif not pure and odds_tries and same_possible_worlds(a, b, seat, odds_tries):
             self.odds_only += 1
             gap = ODDS_ONLY
-        merge = Merge(seat, step, pure, before.decision(), moves, gap)
+        merge = Merge(seat, step, pure, before.decision(), moves, gap,
+                      "" if pure or gap else _what_differs(a, b, seat))
         if keep is not None and not pure and not gap:
             keep.append((merge, a.clone(), b.clone()))
         # unexplained merges first among the examples: they are what a reader must see
@@ -148,6 +152,18 @@ def _placements(state: State, seat: int) -> dict[str, Counter] | None:
         return {name: Counter(items) for name, items in zones.items()}
     except TypeError:  # items that cannot be counted (unhashable): no such check
         return None
+
+
+def _what_differs(a: State, b: State, seat: int) -> str:
+    """The saved fields that differ and, per hidden zone, the items one branch holds there and the
+    other does not (what a reader of an unexplained merge looks at first)."""
+    text = "differs in " + (", ".join(sorted(a.differing_fields(b))) or "no saved field")
+    za, zb = _placements(a, seat), _placements(b, seat)
+    if za is not None and zb is not None and za.keys() == zb.keys():
+        moved = [f"{z}: {dict(za[z] - zb[z])} / {dict(zb[z] - za[z])}" for z in za if za[z] != zb[z]]
+        if moved:
+            text += "; hidden items, this branch / the other: " + "; ".join(moved)
+    return text
 
 
 def same_possible_worlds(a: State, b: State, seat: int, tries: int, seed: int = 0) -> bool:

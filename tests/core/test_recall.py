@@ -33,6 +33,9 @@ def test_a_forgetful_observation_merges_positions_that_differ(monkeypatch):
     forgetful = probe_recall(game, seed=3, n_games=2, positions_per_game=10)
     assert forgetful.state_merges > 0
     assert any(not m.pure_history for m in forgetful.examples)
+    # an unexplained merge says which saved fields differ (here the board: no hidden item moved)
+    shown = [str(m) for m in forgetful.examples if not m.pure_history]
+    assert all("differs in " in t and "spots" in t and "hidden items" not in t for t in shown), shown[:2]
 
 
 def test_a_merge_is_counted_at_the_branch_itself_and_once_per_seat_and_branch(monkeypatch):

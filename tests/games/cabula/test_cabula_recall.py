@@ -281,6 +281,13 @@ def test_a_deduction_across_hands_is_known_to_the_seat_but_not_kept():
     hands = ("hand of player 0", "hand of player 1")
     assert a.world_holding(2, {z: {c: zb[z][c] for c in kinds} for z in hands}, np.random.default_rng(0), 50) is None
     assert b.world_holding(2, {z: {c: za[z][c] for c in kinds} for z in hands}, np.random.default_rng(0), 50)
+    # what the probe prints for such a merge: the fields, and the card each hand holds in one game only
+    from kabenvs.core.recall import _what_differs
+
+    star, double = ID["star"], ID["double_star"]
+    assert _what_differs(a, b, 2) == (f"differs in hands, shadow_groups; hidden items, this branch / the other: "
+                                      f"hand of player 0: {{{double}: 1}} / {{{star}: 1}}; "
+                                      f"hand of player 1: {{{star}: 1}} / {{{double}: 1}}")
     # the shape the slow test below accepts as item 8's; item 6's pair (no rebuilt deck) is not it
     assert _one_card_swapped_between_two_other_hands(a, b, 2)
     assert not _one_card_swapped_between_two_other_hands(a, b, 0)  # seat 0's own hand differs
