@@ -391,7 +391,7 @@ def test_observations_never_merge_histories_whose_positions_differ(case):
     would mean the seat forgot something that is still true of the game, unless the game names
     the summary that explains it (``State.recall_gap``, on its docs page too) or each branch's
     hidden split is shown possible after the other's history (odds only: ``same_possible_worlds``).
-    Each branch pair is followed to the game's end: Cábula's rebuilt decks make merges 40 to 170
+    Each branch pair is followed to the game's end: Cábula's rebuilt decks make merges 40 to 400
     steps after the branch."""
     game = build(case)
     report = probe_recall(game, seed=kit_seed(61), n_games=2, positions_per_game=12, pairs_per_position=2,
