@@ -369,8 +369,7 @@ class State:
         for _ in range(tries):
             world = self._resample_hidden(player, rng)
             zones = world.hidden_zones(player) or {}
-            if all(sum(1 for i in zones.get(z, ()) if i == x) == k for z, items in want.items()
-                   for x, k in items.items()):
+            if all(list(zones.get(z, ())).count(x) == k for z, items in want.items() for x, k in items.items()):
                 return world
         return None
 

@@ -166,6 +166,16 @@ def _what_differs(a: State, b: State, seat: int) -> str:
     return text
 
 
+def rest_of_difference_named(a: State, b: State, seat: int) -> bool:
+    """Whether, with the game's ``PLACEMENT_FIELDS`` of ``b`` set to ``a``'s (where the hidden items
+    lie), nothing else differs or the game names what does (``recall_gap``)."""
+    rest = b.clone()
+    for name in type(a).PLACEMENT_FIELDS:
+        setattr(rest, name, copy.deepcopy(getattr(a, name)))
+    rest._reset_caches()
+    return not rest.differing_fields(a) or bool(a.recall_gap(rest, seat))
+
+
 def same_possible_worlds(a: State, b: State, seat: int, tries: int, seed: int = 0) -> bool:
     """Whether each of ``a`` and ``b`` holds ``seat``'s hidden items where the seat, after the
     other's history, cannot rule them out, although the two split them differently: the same items
@@ -187,11 +197,7 @@ def same_possible_worlds(a: State, b: State, seat: int, tries: int, seed: int = 
     differ = sorted({x for z in za for x in (za[z] - zb[z]) + (zb[z] - za[z])}, key=repr)
     if not differ:
         return False  # the hidden split is the same: the difference lies elsewhere
-    rest = b.clone()
-    for name in fields:
-        setattr(rest, name, copy.deepcopy(getattr(a, name)))
-    rest._reset_caches()
-    if rest.differing_fields(a) and not a.recall_gap(rest, seat):
+    if not rest_of_difference_named(a, b, seat):
         return False
     # only the zones where the two differ: the rest hold those items alike in both, and asking a
     # world to match them too would make a match too rare to meet (hundreds of splits at 5 players)
@@ -300,4 +306,5 @@ def probe_recall(game: Game, seed: int = 0, n_games: int = 4, positions_per_game
     return report
 
 
-__all__ = ["ODDS_ONLY", "Merge", "RecallReport", "probe_recall", "same_moves", "same_possible_worlds", "seat_view"]
+__all__ = ["ODDS_ONLY", "Merge", "RecallReport", "probe_recall", "rest_of_difference_named", "same_moves",
+           "same_possible_worlds", "seat_view"]

@@ -304,16 +304,12 @@ def _one_card_swapped_between_two_other_hands(a, b, seat: int) -> bool:
     """The shape of every merge docs item 8 leaves open: the seat's own hand, the deck and the
     seat's rows alike, two other hands each holding one card the other holds in the other game,
     after a rebuilt deck, and every other difference pure or named."""
-    from kabenvs.core.recall import _placements
+    from kabenvs.core.recall import _placements, rest_of_difference_named
     from kabenvs.games.cabula.resample import logged_events
 
     if a.hands[seat] != b.hands[seat] or sorted(a.deck) != sorted(b.deck):
         return False
-    rest = b.clone()
-    rest.hands = copy.deepcopy(a.hands)
-    rest.deck = a.deck[:]
-    rest._reset_caches()
-    if rest.differing_fields(a) and not a.recall_gap(rest, seat):
+    if not rest_of_difference_named(a, b, seat):  # (Cábula's placement fields: hands and deck)
         return False
     za, zb = _placements(a, seat), _placements(b, seat)
     moved = {z: (za[z] - zb[z], zb[z] - za[z]) for z in za if za[z] != zb[z]}
