@@ -17,6 +17,7 @@ import numpy as np
 
 from kabenvs.core.observation import copy_rotated
 from kabenvs.games.cabula.cards import ATTACK_KINDS, NUM_TYPES
+from kabenvs.games.cabula.generations import SLOTS as GEN_SLOTS
 
 if TYPE_CHECKING:
     from kabenvs.games.cabula.rules import CabulaState
@@ -103,10 +104,39 @@ def _encode_knowledge(state: CabulaState, me: int, buf: np.ndarray, mv: memoryvi
         for p in range(n):
             if fresh[row0 + p]:
                 mv[fr + (p - me) % n] = fresh[row0 + p] * 0.2
+    _encode_generations(state, me, mv)
     if state.deck_cap_known:  # fresh cards and draws from a rebuilt deck need one
         _encode_rebuilt(state, me, mv)
     if state.public_fresh:  # three players or more
         _encode_public(state, me, buf)
+
+
+def _encode_generations(state: CabulaState, me: int, mv: memoryview) -> None:
+    """The cards hidden from me by generation (generations.py): each slot's least and most of
+    every type, the cards seen going into a hand first, then the generations newest first (the
+    current deck's at row 1); per other hand, seat-relative, which rows it may hold; how many
+    generations are kept. Written at every observation (every draw changes a mask)."""
+    o = state.game.obs_offsets
+    inv = state.game.inv_comp_list
+    slots = state.gen_free[me]
+    last = len(slots) - 1
+    base = o["gen_free"]
+    T2 = 2 * NUM_TYPES
+    for k, slot in enumerate(slots):
+        b = base + (0 if k == 0 else last - k + 1) * T2
+        for c in compress(range(T2), slot):
+            mv[b + c] = slot[c] * inv[c % NUM_TYPES]
+    n = state.num_players
+    wb = o["gen_where"]
+    where = state.gen_where
+    for p in range(n):
+        m = where[me * n + p]
+        if m:
+            b = wb + ((p - me) % n) * (GEN_SLOTS + 1)
+            for k in range(last + 1):
+                if m >> k & 1:
+                    mv[b + (0 if k == 0 else last - k + 1)] = 1.0
+    mv[o["gen_count"]] = last / GEN_SLOTS
 
 
 def _public_row(row: np.ndarray, kn, g, g2, f: int) -> None:

@@ -37,6 +37,7 @@ import numpy as np
 
 from kabenvs.core.game import copy_plain, world_start
 from kabenvs.core.patience import resample_budget, resample_tries
+from kabenvs.games.cabula import generations as GEN
 from kabenvs.games.cabula.cards import CURSES, IS_CURSE, NUM_TYPES
 
 if TYPE_CHECKING:
@@ -377,7 +378,7 @@ def _world(state: "CabulaState", me: int, rng: np.random.Generator, begin: int, 
         fields["hands"][q] = _counts(types[t] for t in start_hands[q])
     fields["deck"] = [types[t] for t in start_deck]
     fields["chance"] = [[types[t] for t in x] if kind == "deck" else types[x] for kind, x in script]
-    _clamp_others_knowledge(fields, me, n)
+    _clamp_others_knowledge(fields, me, n, g.composition)
     for step, t in chosen:
         actions[step] = g.take_ids[types[t]]
     proto = state.__class__.__new__(state.__class__)
@@ -670,7 +671,7 @@ def _fix_looked(tok: _Tokens, held: list[int], hand: list[int], mode: str) -> bo
     return True
 
 
-def _clamp_others_knowledge(fields: dict, me: int, n: int) -> None:
+def _clamp_others_knowledge(fields: dict, me: int, n: int, composition: list[int]) -> None:
     """Other seats' knowledge at a (rigged) start is hidden from ``me``: keep it true there. (So is
     a rigged start's public knowledge of the other hands, which a dealt start never has.)"""
     hands = fields["hands"]
@@ -711,6 +712,16 @@ def _clamp_others_knowledge(fields: dict, me: int, n: int) -> None:
                 fields["public_known"][p] = row if any(row) else None
         if fields["deck_cap_known"]:
             fields["public_cap"] = [max(c, d) for c, d in zip(fields["public_cap"], deck)]
+    # The others' generations start from the cards each cannot see, which the world's hands
+    # change: they take the world's own start values (mine stay: my hand is the same there).
+    free, where = GEN.start(composition, hands, fields["discard"], fields["display"])
+    slots = len(fields["gen_free"][me])
+    for v in range(n):
+        if v != me:
+            # a rigged start after a rebuild has more slots: the cards hidden then, as the newest
+            fields["gen_free"][v] = [[0] * (2 * NUM_TYPES) for _ in range(slots - 2)] + free[v]
+            for p in range(n):
+                fields["gen_where"][v * n + p] = where[v * n + p] << (slots - 2)
     for v in range(n):
         if v == me:
             continue

@@ -83,6 +83,7 @@ from kabenvs.core.config import GameConfig
 from kabenvs.core.game import Game, State, winners_line
 from kabenvs.core.observation import ObservationLayout
 from kabenvs.games.cabula import cards as C
+from kabenvs.games.cabula import generations as GEN
 from kabenvs.games.cabula import knowledge as KN
 from kabenvs.games.cabula.encoding import encode
 from kabenvs.games.cabula.resample import logged_events, resample, world_holding
@@ -265,6 +266,14 @@ class CabulaGame(Game):
                 "most one left unseen while I also held a group): count per type / 5 (row 0 unused)")
         lay.add("maybe2_count", n, "how many cards of that second group surely remain in that hand / 5")
         lay.add("fresh", n, "per other hand: cards I know it drew unseen from the current rebuilt deck / 5")
+        # The cards hidden from me by generation (generations.py): what putting hands together needs.
+        lay.add("gen_free", (GEN.SLOTS + 1, 2, T), "the cards hidden from me (other hands and deck), least "
+                "and most of each type / that type's count, per generation: row 0 the cards I saw go into "
+                "another hand, then the current deck's generation, the one before, and the older ones")
+        lay.add("gen_where", (n, GEN.SLOTS + 1), "per other hand (row 0 unused): 1 where it may hold cards of "
+                "that row of gen_free")
+        lay.add("gen_count", 1, "generations kept / " + str(GEN.SLOTS) + " (the start, then one per rebuilt "
+                "deck; the oldest merge beyond that)")
         # What each other player knows of my hand, as far as I can work it out (knowledge.py, the
         # shadow): one row per other player, row k - 1 for the player k seats clockwise.
         m = n - 1
@@ -347,10 +356,23 @@ def _public_field(k: int):
     return value
 
 
+def _generations_field(game: "CabulaGame", fields: dict) -> tuple[list, list]:
+    """``gen_free`` and ``gen_where`` as at a deal of the saved position: what no one saw, one
+    generation. Malformed fields give an empty value, which ``check_fields`` then names."""
+    try:
+        return GEN.start(game.composition, fields["hands"], fields["discard"], fields["display"])
+    except Exception:  # noqa: BLE001 - the field checks that follow say what is wrong
+        return [], []
+
+
 class CabulaState(State):
     # The public rows came after the first saves (knowledge.py): older saves rebuild them.
     added_fields = {name: _public_field(k) for k, name in enumerate(
         ("public_known", "public_groups", "public_groups2", "public_fresh", "public_cap"))}
+    # So did the generations (generations.py); a save without a start keeps the deal's values,
+    # a true but coarser count after a rebuild (each field's function reads the same fields).
+    added_fields["gen_free"] = lambda game, fields: _generations_field(game, fields)[0]
+    added_fields["gen_where"] = lambda game, fields: _generations_field(game, fields)[1]
     game: CabulaGame
 
     # -- setup --------------------------------------------------------------------------------
@@ -408,6 +430,9 @@ class CabulaState(State):
         # of what another player j knows of a third hand k that I can follow (docs item 5), so it
         # is kept, and observed, only with three players or more (empty lists with two).
         s.public_known, s.public_groups, s.public_groups2, s.public_fresh, s.public_cap = KN.public_fields(n)
+        # gen_free[v], gen_where[v * n + p]: the cards hidden from v by generation (the start, each
+        # rebuilt deck), and which of them p's hand may hold (generations.py; docs item 8)
+        s.gen_free, s.gen_where = GEN.start(game.composition, s.hands, s.discard, s.display)
         floor = [0] * NUM_TYPES
         for c in C.CURSES:  # hands never hold curses, so every curse is known to be in the deck
             floor[c] = game.composition[c]
@@ -429,6 +454,13 @@ class CabulaState(State):
         s._start_turn(s.turn)
         s._advance()
         return s
+
+    def touch(self) -> None:
+        """As ``State.touch``; and since a hand edit moves cards the generation counts cannot
+        follow, they start again from the edited position as at a deal (every card a seat cannot
+        see, one generation): true whatever was edited, and what the edited start's replay keeps."""
+        self.gen_free, self.gen_where = GEN.start(self.game.composition, self.hands, self.discard, self.display)
+        super().touch()
 
     # -- caches and chance ---------------------------------------------------------------------------
     def _reset_caches(self) -> None:
@@ -551,6 +583,7 @@ class CabulaState(State):
         known, groups, groups2, fresh = self.known, self.groups, self.groups2, self.fresh
         sk, sg, sg2, sf = self.shadow_known, self.shadow_groups, self.shadow_groups2, self.shadow_fresh
         n = self.num_players
+        GEN.seen_leave(self, p, c, k, sum(self.hands[p]) - k)
         size = -1
         for i in range(p, n * n, n):  # every viewer's row about p, and p's shadow of it
             # rows: a certain card or a group (what the observation memos hold); then fresh cards
@@ -633,6 +666,7 @@ class CabulaState(State):
                     or t_pub[3][victim]):
                 self._public_dirty.add(victim)
             KN.unseen_leave(t_pub, victim, size)
+        GEN.moved(self, victim, taker, c, size - 1)
         self.hands[victim][c] -= 1
         self.hands[taker][c] += 1
         if self._hand_sizes is not None:
@@ -649,6 +683,7 @@ class CabulaState(State):
         c = deck.pop()
         if self._log is not None:
             self._log.append(("draw", p, c))
+        GEN.drew(self, p, c)
         if self.deck_cap_known and not IS_CURSE[c]:
             n = self.num_players
             KN.unseen_draw(self.fresh, n, p)
@@ -713,6 +748,7 @@ class CabulaState(State):
             self.deck[:] = [pile[i] for i in self.rng.permutation(len(pile)).tolist()]
         if self._log is not None:
             self._log.append(("shuffle", self.deck[:]))
+        GEN.rebuilt(self, self.discard[:])
         n = self.num_players
         self._rows_changed()  # groups made of fresh cards, shadow_spent emptied
         if self.deck_cap_known:
@@ -974,6 +1010,7 @@ class CabulaState(State):
             for w in range(n):
                 if w != v:
                     KN.plain_gain(t, w * n + v, card, k)  # returned in plain view
+        GEN.gained(self, v, card, k)
         if self.public_fresh:
             KN.plain_gain(self._public_table(), v, card, k)
             self._public_dirty.add(v)
@@ -1126,6 +1163,7 @@ class CabulaState(State):
     UNSEEN_TAKE = "which card a take between two other players moved"
     REBUILT_RECORD = "which cards another player drew from a rebuilt deck"
     DECK_KNOWLEDGE = "what another player knows of the deck"
+    GENERATIONS = "what another player works out by putting hands together"
     # where the cards hidden from a seat lie (hidden_zones): the recall probe's odds-only check
     # sets these aside (kabenvs/core/recall.py, same_possible_worlds; docs item 6)
     PLACEMENT_FIELDS = ("hands", "deck")
@@ -1155,7 +1193,14 @@ class CabulaState(State):
         n = self.num_players
         names = set()
         for key, (value, theirs) in self.differing_fields(other).items():
-            if key in self._VIEWER_ROWS:
+            if key in ("gen_free", "gen_where"):
+                # another player's count of the cards hidden from it rests on its own hand and
+                # sightings (generations.py): only its observation reads it
+                width = 1 if key == "gen_free" else n
+                if any(a != b and i // width == seat for i, (a, b) in enumerate(zip(value, theirs))):
+                    return None  # my own
+                names.add(self.GENERATIONS)
+            elif key in self._VIEWER_ROWS:
                 for i, (a, b) in enumerate(zip(value, theirs)):
                     if a != b:
                         j, k = divmod(i, n)
@@ -1333,6 +1378,20 @@ class CabulaState(State):
                     if row is not None:
                         counts(f"{name}[{i}]", row, length)
         per_player("rebuilt_drawn", self.rebuilt_drawn)
+        free, where = self.gen_free, self.gen_where
+        if not (isinstance(free, list) and len(free) == n and all(isinstance(x, list) for x in free)
+                and len({len(x) for x in free}) == 1 and 2 <= len(free[0]) <= GEN.SLOTS + 1):
+            bad(f"gen_free: must hold per player the same number (2-{GEN.SLOTS + 1}) of slots, got "
+                f"{str(free)[:80]}")
+        else:
+            for v, slots in enumerate(free):
+                for k, slot in enumerate(slots):
+                    counts(f"gen_free[{v}][{k}]", slot, 2 * NUM_TYPES)
+            top = 1 << len(free[0])
+            if not (isinstance(where, list) and len(where) == n * n
+                    and all(type(m) is int and 0 <= m < top for m in where)):
+                bad(f"gen_where: must hold {n * n} masks 0..{top - 1} (one per pair of players), got "
+                    f"{str(where)[:80]}")
         rows = n if n >= 3 else 0  # the public rows: kept with three players or more
         for name, table, length in (("public_known", self.public_known, NUM_TYPES),
                                     ("public_groups", self.public_groups, KN.GROUP_LEN),
@@ -1475,6 +1534,7 @@ class CabulaState(State):
         # empty tables this finds nothing, and invariants run on loads and in tests only
         problems += KN.shadow_problems(self)
         problems += KN.public_problems(self)
+        problems += GEN.problems(self)
         for v in range(n):
             if any(map(gt, self.deck_floor[v], deck)):
                 problems.append(f"deck_floor[{v}]: exceeds the deck")
@@ -1507,6 +1567,8 @@ class CabulaState(State):
         new.public_groups2 = [g if g is None else g[:] for g in self.public_groups2]
         new.public_fresh = self.public_fresh[:]
         new.public_cap = self.public_cap[:]
+        new.gen_free = [[slot[:] for slot in slots] for slots in self.gen_free]
+        new.gen_where = self.gen_where[:]
         new.attacks = self.attacks[:]  # entries are replaced, never mutated
         new.deck_floor = [f[:] for f in self.deck_floor]
         new.deck_cap = [f[:] for f in self.deck_cap]

@@ -210,14 +210,14 @@ def test_different_players_turning_the_same_curse_on_the_same_victim_read_differ
         assert not np.array_equal(obs[1][q], obs[3][q])
 
 
-# before the 2026-12-01 changes (groups; second groups) and the 2026-12-02 one (the others'
-# knowledge of my hand)
-@pytest.mark.parametrize("size", [180, 238, 268])
+# before the 2026-12-01 changes (groups; second groups), the 2026-12-02 one (the others'
+# knowledge of my hand) and the 2026-12-06 one (generations)
+@pytest.mark.parametrize("size", [180, 238, 268, 344])
 def test_models_trained_on_the_older_observation_are_refused(size):
     from kabenvs.agents.policy import ModelLoadError, check_compatible, game_metadata
 
     game = CabulaGame(num_players=2)
-    assert game.observation_size == 344
+    assert game.observation_size == 465
     old = {**game_metadata(game), "observation_size": size}
     with pytest.raises(ModelLoadError, match=f"observation size {size}.*differs in: observation_size"):
         check_compatible(old, game)
@@ -261,7 +261,8 @@ def test_at_most_one_certain_card_lost_unseen_is_kept_next_to_the_merged_group()
     differ = [name for name in a if not np.array_equal(a[name], b[name])]
     # everything else is equal but what everyone knows of player 2's hand (the public rows, seen
     # by all: with the stars returned between the losses at least one is surely still there)
-    assert differ == ["maybe2_hands", "maybe2_count", "public_hands"]
+    # (and which hands may hold a returned star: player 1's second take came after the cauldrons)
+    assert differ == ["maybe2_hands", "maybe2_count", "gen_where", "public_hands"]
     assert between.public_groups[2] == counts({"star": 2}) + [4, 5]  # 5 of them, 4 unknown: a star
     assert before.public_groups[2] == counts({"star": 2}) + [5, 5]  # 5 of 7, 5 unknown: maybe none
     assert a["maybe2_hands"][2][ID["star"]] == pytest.approx(0.4) and a["maybe2_count"][2] == pytest.approx(0.2)

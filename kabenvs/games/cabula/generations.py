@@ -1,0 +1,206 @@
+"""What a seat can work out by putting hands together: the cards hidden from it, by *generation*.
+
+The knowledge rows (knowledge.py) are kept hand by hand. But the cards a seat ``v`` cannot see
+came in batches whose contents it knows: at the start, every card not in its hand (the
+*start* generation); at each rebuild, the discard pile the new deck was made of. Each hidden card
+(in another hand or in the deck) belongs to the generation it was hidden in, and ``v`` can count
+what each generation still hides: a card seen leaving a hand that can only hold cards of one
+generation of that type is one fewer of that generation. That count is what lets a seat conclude,
+say, that of the cards hidden at the start only a double star is left, and that the one hand still
+holding cards from that time holds it (docs/games/cabula.md, "What is summarised", item 8), which
+no row about a single hand says.
+
+Per viewer ``v`` (``state.gen_free[v]``, a list of *slots*, each ``lo`` then ``hi``, one count per
+card type): slot 0 holds the cards ``v`` saw go into another hand (taken from ``v``, returned by a
+cauldron): not hidden in type, but cards of no generation, which a card seen leaving may also have
+been; slots 1.. the generations, oldest first, the last being the current deck's. Each slot's true
+count of a type lies between its ``lo`` and ``hi``. ``state.gen_where[v * n + p]`` is a bit mask:
+slot ``k`` is set when ``p``'s hand may hold a card of slot ``k``.
+
+Events (all seen by ``v``; nothing here reads what ``v`` did not see, so a resampled world replays
+the same rows):
+
+- a card of type ``x`` seen leaving ``p``'s hand (played, discarded, taken by ``v``): it is of a
+  slot ``p`` may hold with ``hi[x] > 0``. One such slot: that slot's ``x`` is one fewer (exact).
+  Several: each one's ``lo`` drops by one (it may have been that one), ``hi`` stays;
+- ``v`` draws a card, or anyone draws a curse (shown): one fewer of the current generation (the
+  deck only holds its cards); another player draws unseen: its hand may hold the current
+  generation;
+- a card taken between two other players unseen: the taker may hold whatever the victim may;
+- a card seen going into ``p``'s hand: slot 0 gains it, ``p`` may hold slot 0;
+- the deck rebuilt: a new generation, the pile. More than ``SLOTS`` generations: the two oldest
+  merge (their counts add, and a hand that may hold either may hold the merged one: sound, and
+  the rare case: the third rebuild of a game);
+- a hand that is empty holds no slot.
+
+Every update is exact or a sound weakening (a lower ``lo``, a mask bit that stays), so the true
+split always lies within the bounds (``problems`` checks what can be checked without knowing
+which card of a type left).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kabenvs.games.cabula.cards import DOUBLE, IS_CURSE, NUM_TYPES, STAR
+
+if TYPE_CHECKING:
+    from kabenvs.games.cabula.rules import CabulaState
+
+SLOTS = 3  # generations kept apart; the oldest two merge beyond this
+T = NUM_TYPES
+SEEN = 1  # mask bit of slot 0, the cards seen going into a hand
+
+
+def start(composition: list[int], hands: list[list[int]], discard: list[int],
+          display: list[list[int]]) -> tuple[list, list]:
+    """``gen_free`` and ``gen_where`` where nothing happened yet but the table: one generation per
+    viewer, the cards it cannot see; every other non-empty hand may hold it."""
+    n = len(hands)
+    out = discard[:]
+    for d in display:
+        out[STAR] += d[0]
+        out[DOUBLE] += d[1]
+    free = []
+    for v in range(n):
+        hidden = [composition[c] - out[c] - hands[v][c] for c in range(T)]
+        free.append([[0] * (2 * T), hidden + hidden])
+    where = [0 if v == p or not any(hands[p]) else 2 for v in range(n) for p in range(n)]
+    return free, where
+
+
+def _attribute(slots: list, mask: int, x: int) -> None:
+    """A card ``x`` seen leaving a hand that may hold the slots in ``mask``."""
+    cands = [k for k in range(len(slots)) if mask >> k & 1 and slots[k][T + x] > 0]
+    if len(cands) == 1:
+        slot = slots[cands[0]]
+        slot[T + x] -= 1
+        if slot[x]:
+            slot[x] -= 1
+    else:
+        for k in cands:
+            slot = slots[k]
+            if slot[x]:
+                slot[x] -= 1
+
+
+def seen_leave(s: "CabulaState", p: int, x: int, k: int, size_after: int) -> None:
+    """Everyone saw ``k`` cards ``x`` leave ``p``'s hand."""
+    n = s.num_players
+    where = s.gen_where
+    for v in range(n):
+        if v != p:
+            i = v * n + p
+            slots = s.gen_free[v]
+            for _ in range(k):
+                _attribute(slots, where[i], x)
+            if not size_after:
+                where[i] = 0
+
+
+def moved(s: "CabulaState", victim: int, taker: int, x: int, size_after: int) -> None:
+    """A crystal ball moved a card ``x`` from ``victim`` to ``taker``: the taker saw it leave, the
+    victim saw it go in, the others saw a card of the victim's go to the taker."""
+    n = s.num_players
+    where = s.gen_where
+    for v in range(n):
+        if v == taker:
+            _attribute(s.gen_free[v], where[v * n + victim], x)
+        elif v == victim:
+            s.gen_free[v][0][x] += 1
+            s.gen_free[v][0][T + x] += 1
+            where[v * n + taker] |= SEEN
+        else:
+            where[v * n + taker] |= where[v * n + victim]
+        if v != victim and not size_after:
+            where[v * n + victim] = 0
+
+
+def drew(s: "CabulaState", p: int, c: int) -> None:
+    """``p`` drew ``c`` from the deck (before a rebuild its emptying causes)."""
+    n = s.num_players
+    if IS_CURSE[c]:  # shown to everyone
+        for v in range(n):
+            cur = s.gen_free[v][-1]
+            cur[T + c] -= 1
+            if cur[c]:
+                cur[c] -= 1
+        return
+    cur = s.gen_free[p][-1]
+    cur[T + c] -= 1
+    if cur[c]:
+        cur[c] -= 1
+    bit = 1 << (len(s.gen_free[p]) - 1)  # every viewer has as many slots
+    where = s.gen_where
+    for i in range(p, n * n, n):
+        if i != p * n + p:
+            where[i] |= bit
+
+
+def gained(s: "CabulaState", p: int, c: int, k: int) -> None:
+    """Everyone saw ``k`` cards ``c`` go into ``p``'s hand (a cauldron)."""
+    n = s.num_players
+    for v in range(n):
+        if v != p:
+            seen = s.gen_free[v][0]
+            seen[c] += k
+            seen[T + c] += k
+            s.gen_where[v * n + p] |= SEEN
+
+
+def rebuilt(s: "CabulaState", pile: list[int]) -> None:
+    """A new deck from the discard pile ``pile`` (counts): a new generation for every viewer."""
+    n = s.num_players
+    merge = len(s.gen_free[0]) - 1 >= SLOTS
+    for v in range(n):
+        slots = s.gen_free[v]
+        if merge:  # slots 1 and 2 (the oldest generations) become one
+            a, b = slots[1], slots[2]
+            slots[1:3] = [[x + y for x, y in zip(a, b)]]
+        slots.append(pile + pile)
+    if merge:
+        where = s.gen_where
+        for i, m in enumerate(where):
+            # bit 1 | bit 2 -> bit 1; bits 3.. move down by one
+            where[i] = (m & 1) | (2 if m & 6 else 0) | ((m >> 1) & ~3)
+
+
+def problems(s: "CabulaState") -> list[str]:
+    """What can be checked without knowing which card of a type left: every viewer has as many
+    slots (at most ``SLOTS`` generations), ``lo <= hi``; the deck holds no more of a type than
+    the current generation may hide; all slots' ``lo`` together are no more than the cards of that
+    type hidden from the viewer, and all their ``hi`` together no fewer, less those seen going in;
+    a hand that holds cards may hold some slot, an empty one none."""
+    n = s.num_players
+    out: list[str] = []
+    free, where = s.gen_free, s.gen_where
+    if len(free) != n or len({len(slots) for slots in free}) != 1 or not 2 <= len(free[0]) <= SLOTS + 1:
+        return [f"gen_free: one list of 2..{SLOTS + 1} slots per player, as many for each"]
+    deck = [0] * T
+    for c in s.deck:
+        deck[c] += 1
+    for v in range(n):
+        slots = free[v]
+        hidden = deck[:]
+        for p in range(n):
+            if p != v:
+                hidden = [a + b for a, b in zip(hidden, s.hands[p])]
+        for k, slot in enumerate(slots):
+            if any(slot[c] > slot[T + c] for c in range(T)):
+                out.append(f"gen_free[{v}][{k}]: a lower bound above its upper bound: {slot}")
+        cur = slots[-1]
+        if any(deck[c] > cur[T + c] for c in range(T)):
+            out.append(f"gen_free[{v}]: the deck {deck} holds more than the current generation may {cur[T:]}")
+        for c in range(T):
+            lo = sum(slot[c] for slot in slots)
+            hi = sum(slot[T + c] for slot in slots)
+            if lo > hidden[c] or hi < hidden[c]:
+                out.append(f"gen_free[{v}]: {hidden[c]} cards of type {c} hidden from player {v}, outside the "
+                           f"generations' bounds {lo}..{hi}")
+        for p in range(n):
+            m = where[v * n + p]
+            if p == v and m:
+                out.append(f"gen_where[{v * n + p}]: player {v} places its own hand")
+            elif p != v and bool(m) != bool(any(s.hands[p])) or m >> len(slots):
+                out.append(f"gen_where[{v * n + p}]: mask {m} for player {p}'s hand {s.hands[p]}")
+    return out
