@@ -70,18 +70,30 @@ def start(composition: list[int], hands: list[list[int]], discard: list[int],
 
 
 def _attribute(slots: list, mask: int, x: int) -> None:
-    """A card ``x`` seen leaving a hand that may hold the slots in ``mask``."""
-    cands = [k for k in range(len(slots)) if mask >> k & 1 and slots[k][T + x] > 0]
-    if len(cands) == 1:
-        slot = slots[cands[0]]
-        slot[T + x] -= 1
-        if slot[x]:
-            slot[x] -= 1
-    else:
-        for k in cands:
+    """A card ``x`` seen leaving a hand that may hold the slots in ``mask``: every slot it may have
+    come from (one the hand may hold, that may still hide an ``x``) has one ``x`` fewer at least;
+    when only one could, exactly one fewer."""
+    tx = T + x
+    first = None
+    several = False
+    k = 0
+    while mask:  # (a bit walk: this runs for every viewer at every card played)
+        if mask & 1:
             slot = slots[k]
-            if slot[x]:
-                slot[x] -= 1
+            if slot[tx]:
+                if first is None:
+                    first = slot
+                else:
+                    several = True
+                    if slot[x]:
+                        slot[x] -= 1
+        mask >>= 1
+        k += 1
+    if first is not None:
+        if first[x]:
+            first[x] -= 1
+        if not several:
+            first[tx] -= 1
 
 
 def seen_leave(s: "CabulaState", p: int, x: int, k: int, size_after: int) -> None:
@@ -169,8 +181,9 @@ def problems(s: "CabulaState") -> list[str]:
     """What can be checked without knowing which card of a type left: every viewer has as many
     slots (at most ``SLOTS`` generations), ``lo <= hi``; the deck holds no more of a type than
     the current generation may hide; all slots' ``lo`` together are no more than the cards of that
-    type hidden from the viewer, and all their ``hi`` together no fewer, less those seen going in;
-    a hand that holds cards may hold some slot, an empty one none."""
+    type hidden from the viewer, and all their ``hi`` together no fewer; a hand that holds cards
+    may hold some slot, an empty one none, and it holds no more of a type than the slots it may
+    hold may hide together."""
     n = s.num_players
     out: list[str] = []
     free, where = s.gen_free, s.gen_where
@@ -199,8 +212,15 @@ def problems(s: "CabulaState") -> list[str]:
                            f"generations' bounds {lo}..{hi}")
         for p in range(n):
             m = where[v * n + p]
+            hand = s.hands[p]
             if p == v and m:
                 out.append(f"gen_where[{v * n + p}]: player {v} places its own hand")
-            elif p != v and bool(m) != bool(any(s.hands[p])) or m >> len(slots):
-                out.append(f"gen_where[{v * n + p}]: mask {m} for player {p}'s hand {s.hands[p]}")
+            elif p != v and bool(m) != bool(any(hand)) or m >> len(slots):
+                out.append(f"gen_where[{v * n + p}]: mask {m} for player {p}'s hand {hand}")
+            elif p != v:
+                # every card of the hand is of a slot the hand may hold, which may still hide it
+                room = [sum(slot[T + c] for k, slot in enumerate(slots) if m >> k & 1) for c in range(T)]
+                if any(h > r for h, r in zip(hand, room)):
+                    out.append(f"gen_where[{v * n + p}]: player {p}'s hand {hand} does not fit the slots "
+                               f"player {v} lets it hold (at most {room})")
     return out

@@ -62,8 +62,10 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
     there" (after a card left unseen) and the cards drawn unseen from the rebuilt deck; the rebuilt
     deck's contents less what the seat saw leave it (knowledge.py, updated on every public or
     private event); and what each other player knows of the seat's own hand, as far as the seat
-    can work it out (the shadow: the same rules run on the events the seat saw that player see).
-    The last main decision (who, pass or which card and how many), the last attack
+    can work it out (the shadow: the same rules run on the events the seat saw that player see);
+    the cards hidden from the seat counted by generation (the start, each rebuilt deck: least and
+    most of each type) and which generations each other hand may hold (generations.py), which is
+    what putting hands together needs. The last main decision (who, pass or which card and how many), the last attack
     (card, count, attacker, victim; a curse turned with two wands counts), the last attack each
     player made (kind, victim) and who turned a pending curse are public and in the observation. The card taken with two crystal
     balls reads as hidden to every seat but the taker and the victim.
@@ -191,6 +193,7 @@ class CabulaGame(Game):
         self.move_of = [cat.move(a) for a in range(cat.size)]
         self.obs_offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
         self.inv_comp_list = [1.0 / k if k else 0.0 for k in self.composition]
+        self.inv_comp_twice = self.inv_comp_list * 2  # encoding.py: a generation's least, then most
         # encoding._write_counts' values: scaled[c][k] is k * inv_comp_list[c] (fifths[c][k]:
         # k * 0.2) for every count k from -total_cards to total_cards (a negative k at its usual
         # index from the end), the very doubles the products give: a look-up instead of an

@@ -210,8 +210,8 @@ def test_another_players_own_record_and_deck_knowledge_are_named_also_with_two_p
 def test_long_horizons_at_two_and_three_players_leave_no_unexplained_merge():
     # The kit follows branches 30 steps; Cábula's rebuilt decks make merges 40-150 steps later
     # (docs/testing.md, "A longer horizon"). At 2 and 3 players every one of them is named
-    # (items 5-7) or shown odds-only by the resampler; 4-6 players still leave some the checks
-    # cannot settle (documented there), so they are not asserted here.
+    # (items 5-8) or shown odds-only by the resampler; 3 to 6 players followed to the game's end
+    # are the slow test below.
     for players in (2, 3):
         game = kabenvs.make_game("cabula_v0", num_players=players)
         report = probe_recall(game, seed=54, n_games=60, positions_per_game=10, horizon=150, odds_tries=20)
