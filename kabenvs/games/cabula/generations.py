@@ -8,7 +8,8 @@ what each generation still hides: a card seen leaving a hand that can only hold 
 generation of that type is one fewer of that generation. That count is what lets a seat conclude,
 say, that of the cards hidden at the start only a double star is left, and that the one hand still
 holding cards from that time holds it (docs/games/cabula.md, "What is summarised", item 8), which
-no row about a single hand says.
+no row about a single hand says. (The observation holds the counts; ``implied`` works out the
+certain cards they give, for the text view.)
 
 Per viewer ``v`` (``state.gen_free[v]``, a list of *slots*, each ``lo`` then ``hi``, one count per
 card type): slot 0 holds the cards ``v`` saw go into another hand (taken from ``v``, returned by a
@@ -175,6 +176,22 @@ def rebuilt(s: "CabulaState", pile: list[int]) -> None:
         for i, m in enumerate(where):
             # bit 1 | bit 2 -> bit 1; bits 3.. move down by one
             where[i] = (m & 1) | (2 if m & 6 else 0) | ((m >> 1) & ~3)
+
+
+def implied(s: "CabulaState", v: int, p: int) -> list[int]:
+    """Cards ``v`` can be sure ``p``'s hand holds by counting (per type): a slot that is not the
+    deck's (the cards seen going into hands, or a generation whose deck ran out) hides its cards
+    in hands only, so when ``p``'s is the only other hand that may hold it, ``p`` holds at least
+    that slot's least of each type. (Read by the text view; the observation holds the counts.)"""
+    n = s.num_players
+    slots = s.gen_free[v]
+    where = s.gen_where
+    out = [0] * T
+    for k in range(len(slots) - 1):  # every slot but the current deck's
+        bit = 1 << k
+        if where[v * n + p] & bit and not any(where[v * n + q] & bit for q in range(n) if q != p):
+            out = [a + b for a, b in zip(out, slots[k][:T])]
+    return out
 
 
 def problems(s: "CabulaState") -> list[str]:

@@ -1328,6 +1328,9 @@ class CabulaState(State):
                 if grp is not None:
                     cards = [f"{k} {SINGULAR[c]}" for c, k in enumerate(grp[:NUM_TYPES]) if k]
                     seen += ("; " if seen else "") + f"{grp[KN.R]} of {{{', '.join(cards)}}}"
+                counted = ", ".join(f"{k} {SINGULAR[c]}" for c, k in enumerate(GEN.implied(self, player, p)) if k)
+                if counted:
+                    seen += ("; " if seen else "") + f"by counting at least {counted}"
                 held = f"{self.hand_size(p)} cards" + (f" (known: {seen})" if seen else "")
             lines.append(
                 f"  player {p}: stars {d[0]} + double {d[1]} = {self.total(p)}; hand: {held or 'empty'}"

@@ -136,3 +136,17 @@ def test_the_generations_are_part_of_a_save_and_checked_on_load():
     bad["state"]["gen_free"][0][1][T + STAR] = 0  # no start star hidden any more: not true
     with pytest.raises(ConfigError, match="gen_free"):
         State.from_json(json.dumps(bad))
+
+
+def test_a_slot_only_one_hand_may_hold_is_in_that_hand_and_the_text_view_says_so():
+    s = rig(3, hands=[{"star": 1, "dragon": 1}, {"kraken": 1}, {"cyclops": 1}], turn=2)
+    # (planted) seat 2 after a rebuild: of the start's cards one double star at least is still
+    # hidden, and only player 0 may still hold start cards; the current deck's slot never counts
+    s.gen_free[2] = [[0] * 28, [0] * 28, [0] * 28]
+    s.gen_free[2][1][DOUBLE] = s.gen_free[2][1][T + DOUBLE] = 1
+    s.gen_free[2][2][STAR] = s.gen_free[2][2][T + STAR] = 3
+    s.gen_where[2 * 3 + 0], s.gen_where[2 * 3 + 1] = 0b110, 0b100
+    assert GEN.implied(s, 2, 0)[DOUBLE] == 1 and not any(GEN.implied(s, 2, 1))
+    assert "by counting at least 1 double star" in s.render(2).splitlines()[1]
+    s.gen_where[2 * 3 + 1] = 0b110  # player 1 may hold start cards too: nothing follows
+    assert not any(GEN.implied(s, 2, 0))
