@@ -12,9 +12,10 @@ no row about a single hand says. (The observation holds the counts; ``implied`` 
 certain cards they give, for the text view.)
 
 Per viewer ``v`` (``state.gen_free[v]``, a list of *slots*, each ``lo`` then ``hi``, one count per
-card type): slot 0 holds the cards ``v`` saw go into another hand (taken from ``v``, returned by a
-cauldron): not hidden in type, but cards of no generation, which a card seen leaving may also have
-been; slots 1.. the generations, oldest first, the last being the current deck's. Each slot's true
+card type): slot 0 holds the cards in other hands whose type ``v`` saw (taken from ``v``, returned
+by a cauldron, seen with two crystal balls): not hidden in type, but of no generation any more,
+which a card seen leaving may also have been; slots 1.. the generations, oldest first, the last
+being the current deck's. Each slot's true
 count of a type lies between its ``lo`` and ``hi``. ``state.gen_where[v * n + p]`` is a bit mask:
 slot ``k`` is set when ``p``'s hand may hold a card of slot ``k``.
 
@@ -29,6 +30,9 @@ the same rows):
   generation;
 - a card taken between two other players unseen: the taker may hold whatever the victim may;
 - a card seen going into ``p``'s hand: slot 0 gains it, ``p`` may hold slot 0;
+- ``v`` looks at ``p``'s hand: each card leaves its slot as a card seen leaving would, and joins
+  slot 0; the hand may hold slot 0 only (so the generations it held before are no longer its:
+  what lets ``v`` conclude where the rest of a generation is);
 - the deck rebuilt: a new generation, the pile. More than ``SLOTS`` generations: the two oldest
   merge (their counts add, and a hand that may hold either may hold the merged one: sound, and
   the rare case: the third rebuild of a game);
@@ -43,7 +47,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kabenvs.games.cabula.cards import DOUBLE, IS_CURSE, NUM_TYPES, STAR
+from kabenvs.games.cabula.cards import DOUBLE, HAND_TYPES, IS_CURSE, NUM_TYPES, STAR
 
 if TYPE_CHECKING:
     from kabenvs.games.cabula.rules import CabulaState
@@ -148,6 +152,24 @@ def drew(s: "CabulaState", p: int, c: int) -> None:
     for i in range(p, n * n, n):
         if i != p * n + p:
             where[i] |= bit
+
+
+def looked(s: "CabulaState", v: int, p: int, hand: list[int]) -> None:
+    """``v`` looked at ``p``'s whole hand (two crystal balls): every card there is now one whose
+    type ``v`` saw, whatever batch it came from: each leaves its slot (as a card seen leaving
+    would) and joins slot 0; the hand may hold slot 0 only, until it gains more."""
+    slots = s.gen_free[v]
+    i = v * s.num_players + p
+    mask = s.gen_where[i]
+    seen = slots[0]
+    for x in HAND_TYPES:
+        k = hand[x]
+        if k:
+            for _ in range(k):
+                _attribute(slots, mask, x)
+            seen[x] += k
+            seen[T + x] += k
+    s.gen_where[i] = SEEN if any(hand) else 0
 
 
 def gained(s: "CabulaState", p: int, c: int, k: int) -> None:

@@ -965,6 +965,7 @@ class CabulaState(State):
                 # the attacker looks at the whole hand (and its owner knows what it saw)
                 for t in self._tables():
                     KN.look(t, a * self.num_players + v, hand)
+                GEN.looked(self, a, v, hand)
                 self._known_memo.pop(a, None)  # a's row about v
                 self._shadow_memo.pop(v, None)  # v's shadow of it
                 if self._log is not None:

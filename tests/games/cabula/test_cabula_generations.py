@@ -150,3 +150,24 @@ def test_a_slot_only_one_hand_may_hold_is_in_that_hand_and_the_text_view_says_so
     assert "by counting at least 1 double star" in s.render(2).splitlines()[1]
     s.gen_where[2 * 3 + 1] = 0b110  # player 1 may hold start cards too: nothing follows
     assert not any(GEN.implied(s, 2, 0))
+
+
+def test_a_look_takes_the_hand_out_of_its_generations_and_counting_then_places_the_rest():
+    """The traced case of docs item 8: after seat 2's look at player 1's hand (no double star
+    there) and two rebuilt decks, the start's last hidden double star can only be in player 0's
+    hand; the text view says so. In the other game (the double star discarded in view at the
+    branch) nothing follows."""
+    from tests.games.cabula.test_cabula_recall import _across_hands_pair
+
+    a, b = _across_hands_pair()
+    assert GEN.implied(a, 2, 0)[DOUBLE] == 1 and not GEN.implied(b, 2, 0)[DOUBLE]
+    assert a.hands[0][DOUBLE] == 1
+    assert "by counting at least 1 double star" in a.render(2).splitlines()[1]
+    # a look on a rigged deal: the hand holds the seen slot only, its cards counted there
+    s = rig(3, hands=[{"crystal_ball": 2}, {"star": 2, "kraken": 1}, {"cyclops": 1}], turn=0)
+    act(s, "play 2 crystal balls")
+    act(s, "target the player 1 seat clockwise")
+    assert s.gen_where[0 * 3 + 1] == GEN.SEEN
+    assert bounds(s, 0, 0, STAR) == (2, 2) and bounds(s, 0, 0, ID["kraken"]) == (1, 1)
+    act(s, "take a kraken")  # the taker's own take: one kraken fewer among the seen cards, exactly
+    assert bounds(s, 0, 0, ID["kraken"]) == (0, 0)

@@ -93,7 +93,7 @@ def test_what_everyone_knows_of_a_third_hand_is_observed():
     b = kept.game.layout.split(kept.observation(0))
     # (and player 0's count of the start's stars: the star played and returned in one of them is
     # a card seen going in, then one of two kinds a later star may have been: generations.py)
-    assert [name for name in a if not np.array_equal(a[name], b[name])] == ["gen_free", "gen_where", "public_hands"]
+    assert [name for name in a if not np.array_equal(a[name], b[name])] == ["gen_free", "public_hands"]
     assert a["public_hands"][2][0] == np.float32(0.2)  # row 2: two seats clockwise; column 0: a star
     assert not a["public_hands"][2][1:].any() and not b["public_hands"].any()
 
