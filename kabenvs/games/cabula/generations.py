@@ -109,7 +109,7 @@ def seen_leave(s: "CabulaState", p: int, x: int, k: int, size_after: int) -> Non
         if v != p:
             i = v * n + p
             slots = s.gen_free[v]
-            for _ in range(k):
+            for j in range(k):
                 _attribute(slots, where[i], x)
             if not size_after:
                 where[i] = 0

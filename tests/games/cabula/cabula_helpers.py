@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from kabenvs.games.cabula import CabulaGame
-from kabenvs.games.cabula import generations as GEN
 from kabenvs.games.cabula.cards import CURSES, NUM_TYPES, KEYS, WAND
 
 ID = {key: c for c, key in enumerate(KEYS)}
@@ -65,7 +64,6 @@ def rig(
     s.discard = disc
     s.deck = rest_cards + top_ids[::-1]  # the top of the deck is the end of the list
     s.known = [None] * (n * n)
-    s.gen_free, s.gen_where = GEN.start(game.composition, s.hands, s.discard, s.display)
     floor = [0] * NUM_TYPES
     for c in s.deck:
         if c in CURSES:
