@@ -586,8 +586,10 @@ class CabulaState(State):
         known, groups, groups2, fresh = self.known, self.groups, self.groups2, self.fresh
         sk, sg, sg2, sf = self.shadow_known, self.shadow_groups, self.shadow_groups2, self.shadow_fresh
         n = self.num_players
-        GEN.seen_leave(self, p, c, k, sum(self.hands[p]) - k)
-        size = -1
+        sizes = self._hand_sizes  # the hand's size before the cards leave (every table below reads it)
+        size = sizes[p] if sizes is not None else sum(self.hands[p])
+        GEN.seen_leave(self, p, c, k, size - k)
+        t_real = t_shadow = None
         for i in range(p, n * n, n):  # every viewer's row about p, and p's shadow of it
             # rows: a certain card or a group (what the observation memos hold); then fresh cards
             rows = known[i] is not None or groups[i] is not None or groups2[i] is not None
@@ -596,8 +598,7 @@ class CabulaState(State):
             shadow = shadow_rows or sf[i]
             if not (real or shadow):
                 continue  # the hot path: nothing known
-            if size < 0:
-                size = sum(self.hands[p])
+            if t_real is None:
                 t_real, t_shadow = (known, groups, groups2, fresh), (sk, sg, sg2, sf)
             # Rows about to change drop the memoised observation rows (encoding.py) of their viewer
             # (real) or of p (shadow); a fresh count alone is not in them (a fresh card found
@@ -617,8 +618,6 @@ class CabulaState(State):
             rows = t_pub[0][p] is not None or t_pub[1][p] is not None or t_pub[2][p] is not None
             f = pf[p]
             if rows or f:
-                if size < 0:
-                    size = sum(self.hands[p])
                 if rows and KN.leave_changes_rows(t_pub, p, c, size, k):
                     self._public_dirty.add(p)
                 for j in range(k):
