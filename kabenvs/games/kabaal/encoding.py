@@ -291,8 +291,8 @@ class Encoder:
             mv[self.last_mover + rel[mover]] = 1.0
             if mover == me or action not in self.pass_ids:
                 mv[self.last_move + action] = 1.0
-        buf[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
-        buf[self.round] = s.round / self.max_rounds
+        mv[self.tricks_played] = s.tricks_played / TRICKS_PER_ROUND
+        mv[self.round] = s.round / self.max_rounds
         return buf
 
     def _update_board(self, memo: _SeatMemo, board: list[int], face_down: list[int], table) -> None:
