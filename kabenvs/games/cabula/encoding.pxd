@@ -16,7 +16,7 @@ cdef void _encode_knowledge(state, Py_ssize_t me, buf, float[::1] mv) except *
 @cython.locals(n=Py_ssize_t, T=Py_ssize_t, wrote=bint, o=dict)
 cdef bint _encode_shadow(state, Py_ssize_t me, float[::1] mv) except -1
 
-@cython.locals(o=dict, inv=list, slots=list, slot=list, where=list, last=Py_ssize_t, base=Py_ssize_t,
+@cython.locals(o=dict, inv="double[::1]", slots=list, slot=list, where=list, last=Py_ssize_t, base=Py_ssize_t,
                T2=Py_ssize_t, k=Py_ssize_t, b=Py_ssize_t, c=Py_ssize_t, v=long, n=Py_ssize_t, wb=Py_ssize_t,
                p=Py_ssize_t, m=long)
 cdef void _encode_generations(state, Py_ssize_t me, float[::1] mv) except *

@@ -74,6 +74,7 @@ Rulebook points this engine had to interpret (each is also in docs/games/cabula.
 
 from __future__ import annotations
 
+import array
 import dataclasses
 from operator import add, gt, itemgetter, lt
 from typing import ClassVar
@@ -193,7 +194,10 @@ class CabulaGame(Game):
         self.move_of = [cat.move(a) for a in range(cat.size)]
         self.obs_offsets = {name: self.layout.offset(name) for name in self.layout.blocks()}
         self.inv_comp_list = [1.0 / k if k else 0.0 for k in self.composition]
-        self.inv_comp_twice = self.inv_comp_list * 2  # encoding.py: a generation's least, then most
+        # encoding.py: a generation's least, then most; an array of doubles, so that the compiled
+        # encoder (encoding.pxd) reads it as a typed buffer and multiplies in C (item reads give
+        # the same Python floats as the list did)
+        self.inv_comp_twice = array.array("d", self.inv_comp_list * 2)
         # encoding._write_counts' values: scaled[c][k] is k * inv_comp_list[c] (fifths[c][k]:
         # k * 0.2) for every count k from -total_cards to total_cards (a negative k at its usual
         # index from the end), the very doubles the products give: a look-up instead of an
