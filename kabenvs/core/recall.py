@@ -168,12 +168,14 @@ def _what_differs(a: State, b: State, seat: int) -> str:
 
 def rest_of_difference_named(a: State, b: State, seat: int) -> bool:
     """Whether, with the game's ``PLACEMENT_FIELDS`` of ``b`` set to ``a``'s (where the hidden items
-    lie), nothing else differs or the game names what does (``recall_gap``)."""
+    lie), nothing else differs, or what does is pure history (no seat's observation and not the
+    position tells it apart: e.g. which copy of one card type lies in a public pile, where copies
+    are alike in every rule), or the game names it (``recall_gap``)."""
     rest = b.clone()
     for name in type(a).PLACEMENT_FIELDS:
         setattr(rest, name, copy.deepcopy(getattr(a, name)))
     rest._reset_caches()
-    return not rest.differing_fields(a) or bool(a.recall_gap(rest, seat))
+    return not rest.differing_fields(a) or _everyone_alike(rest, a) or bool(a.recall_gap(rest, seat))
 
 
 def same_possible_worlds(a: State, b: State, seat: int, tries: int, seed: int = 0) -> bool:

@@ -1502,6 +1502,10 @@ class AlakazumState(State):
         canonical.graveyard = sorted(self.graveyard)
         return canonical.render(None)
 
+    # where the items hidden from a seat lie (hidden_zones: other hands, the forest deck, another
+    # caster's Forest Magic cards, the final enemies): the recall probe's odds-only check sets these
+    # aside (kabenvs/core/recall.py, same_possible_worlds; docs, "Which copy an unseen draw put in a hand")
+    PLACEMENT_FIELDS = ("hands", "forest", "fm", "fm_order", "fm_keep", "finals")
     # per-pair knowledge rows, [o][h]: what o knows of h's hand
     _PAIR_ROWS = ("known", "groups", "joint", "capped")
     # per-player knowledge of the forest deck: its known top, and its set (w, sure, some, r)

@@ -624,3 +624,64 @@ def test_the_order_of_the_graveyard_is_history_no_rule_reads():
     swapped.graveyard[0] = gone
     swapped.touch()
     assert swapped.position_key() != state.position_key()
+
+
+def _unseen_swap_pair():
+    """The recall probe's case (seed 71, 5 players; tests/games/alakazum/data): player 3 plays a
+    Combat potion +1 in one game and a Double potion in the other, both seen by all; 294 moves
+    later (potions taken from the market in view, hand cards found in the forest unseen, potions
+    played in view: which copy went is no information), player 3 holds the Double potion and
+    player 4 a Combat potion +1 in the first game, the other way round in the second, and the
+    market holds another copy of Combat potion +1 in each (docs/games/alakazum.md, "Which copy an
+    unseen draw put in a hand")."""
+    import json
+    from pathlib import Path
+
+    import kabenvs
+
+    case = json.loads((Path(__file__).parent / "data" / "unseen_swap_5p.json").read_text())
+    game = kabenvs.make_game("alakazum_v0", num_players=5)
+    games = []
+    for own in (case["a"], case["b"]):
+        s = game.new_state(np.random.default_rng(case["deal_seed"]))
+        for a in case["common"] + own:
+            s.apply(a)
+        games.append(s)
+    return games
+
+
+def test_an_unseen_swap_between_two_hands_is_the_same_possible_worlds_with_other_odds():
+    from kabenvs.core.recall import rest_of_difference_named, same_possible_worlds
+
+    a, b = _unseen_swap_pair()
+    # seats 0-2 saw the two potions played, and see the same observation now
+    for seat in range(3):
+        assert a.observation(seat).tobytes() == b.observation(seat).tobytes()
+    assert a.hidden_zones(0) != b.hidden_zones(0)  # the split differs: not pure history
+    assert a.recall_gap(b, 0) is None  # nothing the game names as a summary
+    # apart from where the hidden cards lie, they differ only in which copy of Combat potion +1
+    # lies in the market: no one can see that (copies are alike in every rule)
+    assert set(a.differing_fields(b)) == {"hands", "market"}
+    assert rest_of_difference_named(a, b, 0)
+    # worlds of each history hold the other's split, replayed to the seat's own views of every
+    # step: the same possible worlds, other odds
+    for seat in range(3):
+        assert same_possible_worlds(a, b, seat, tries=50)
+
+
+def test_a_difference_in_a_public_pile_anyone_sees_is_not_set_aside():
+    from kabenvs.core.recall import rest_of_difference_named, same_possible_worlds
+
+    a, b = _unseen_swap_pair()
+    # the market's Combat potion +1 in the second game swapped for a card of another type (one
+    # held in a hand there, so the same cards are in play): every seat sees the market differ
+    odd = b.clone()
+    odd.market = b.market[:]
+    odd.hands = [h[:] for h in b.hands]
+    i = next(i for i, (x, y) in enumerate(zip(a.market, b.market)) if x != y)
+    ht = a.game.cs.htype
+    hand, j = next((q, j) for q in range(5) for j, c in enumerate(odd.hands[q]) if ht[c] != ht[odd.market[i]])
+    odd.market[i], odd.hands[hand][j] = odd.hands[hand][j], odd.market[i]
+    odd._reset_caches()
+    assert not rest_of_difference_named(a, odd, 0)
+    assert not same_possible_worlds(a, odd, 0, tries=20)
