@@ -19,7 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import kabenvs  # noqa: E402
 from kabenvs.commands import OneLineParser, seed_arg  # noqa: E402
 from kabenvs.commands.benchmark import extreme_player_counts  # noqa: E402
+from kabenvs.core.errors import ConfigError  # noqa: E402
 from kabenvs.core.recall import probe_recall  # noqa: E402
+from kabenvs.core.registry import game_class  # noqa: E402
 
 
 def horizon_arg(text: str) -> int:
@@ -34,41 +36,74 @@ def horizon_arg(text: str) -> int:
     return value
 
 
+def count_arg(flag: str, least: int):
+    """argparse ``type`` for a count option: a whole number >= ``least``, else one line naming it."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer; {flag} is a whole number >= {least}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} is below {least}; {flag} is a whole number >= {least}")
+        return value
+    return parse
+
+
+def tables_to_probe(envs: list[str], players: list[int] | None) -> list[tuple[str, int]]:
+    """(env, player count) pairs, checked before anything runs: every env registered and every
+    asked count one the game is played at (as scripts/soak.py checks its own)."""
+    known = list(kabenvs.ENV_IDS)
+    out = []
+    for eid in envs:
+        if eid not in known:
+            raise ConfigError(f"--env {eid!r} is not a registered env id; known: {known}")
+        counts = game_class(eid).Config.PLAYER_COUNTS
+        for n in players or extreme_player_counts(eid):
+            if n not in counts:
+                raise ConfigError(f"--players {n}: {eid} is played by {list(counts)} players")
+            out.append((eid, n))
+    return out
+
+
 def main(argv=None) -> int:
     p = OneLineParser(description=__doc__.split("\n")[0])
     p.add_argument("--env", nargs="*", default=list(kabenvs.ENV_IDS))
     p.add_argument("--players", type=int, nargs="*", default=None, help="default: smallest and largest")
-    p.add_argument("--games", type=int, default=4)
-    p.add_argument("--positions", type=int, default=20, help="branch positions per game")
-    p.add_argument("--pairs", type=int, default=2, help="move pairs per position")
+    p.add_argument("--games", type=count_arg("--games", 1), default=4)
+    p.add_argument("--positions", type=count_arg("--positions", 1), default=20, help="branch positions per game")
+    p.add_argument("--pairs", type=count_arg("--pairs", 1), default=2, help="move pairs per position")
     p.add_argument("--horizon", type=horizon_arg, default=None,
                    help="steps to follow each branch pair (default: until the game ends)")
     p.add_argument("--seed", type=seed_arg, default=0)
-    p.add_argument("--examples", type=int, default=3)
-    p.add_argument("--odds-tries", type=int, default=0,
+    p.add_argument("--examples", type=count_arg("--examples", 0), default=3)
+    p.add_argument("--odds-tries", type=count_arg("--odds-tries", 0), default=0,
                    help="attempts each way to build a world of one branch's history holding the other's hidden "
                         "split, for an unnamed merge (the same possible worlds, other odds)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    for eid in args.env:
-        for players in args.players or extreme_player_counts(eid):
-            game = kabenvs.make_game(eid, num_players=players)
-            t0 = time.process_time()
-            r = probe_recall(game, args.seed, args.games, args.positions, args.pairs, args.horizon, args.examples,
-                             args.odds_tries)
-            row = {"env": eid, "players": players, **r.as_dict(), "cpu_s": round(time.process_time() - t0, 1)}
-            if args.json:
-                print(json.dumps(row))
-                continue
-            named = "; ".join(f"{k}: {v}" for k, v in r.gaps.items())
-            print(f"{eid} {players}p: {r.branches} branch pairs, {r.comparisons} (seat, step) comparisons of "
-                  f"distinguishable branches, {r.merges} merges: {r.pure_history} pure history, "
-                  f"{r.explained} explained by a named summary{' (' + named + ')' if named else ''}, "
-                  + (f"{r.odds_only} the same possible worlds (each split shown possible after the other "
-                     f"history), " if args.odds_tries else "")
-                  + f"{r.unexplained} unexplained; {row['cpu_s']} s")
-            for e in r.examples:
-                print(f"    {e}")
+    try:
+        tables = tables_to_probe(args.env, args.players)
+    except ConfigError as exc:
+        print(f"recall_probe.py: error: {exc}", file=sys.stderr)
+        return 2
+    for eid, players in tables:
+        game = kabenvs.make_game(eid, num_players=players)
+        t0 = time.process_time()
+        r = probe_recall(game, args.seed, args.games, args.positions, args.pairs, args.horizon, args.examples,
+                         args.odds_tries)
+        row = {"env": eid, "players": players, **r.as_dict(), "cpu_s": round(time.process_time() - t0, 1)}
+        if args.json:
+            print(json.dumps(row))
+            continue
+        named = "; ".join(f"{k}: {v}" for k, v in r.gaps.items())
+        print(f"{eid} {players}p: {r.branches} branch pairs, {r.comparisons} (seat, step) comparisons of "
+              f"distinguishable branches, {r.merges} merges: {r.pure_history} pure history, "
+              f"{r.explained} explained by a named summary{' (' + named + ')' if named else ''}, "
+              + (f"{r.odds_only} the same possible worlds (each split shown possible after the other "
+                 f"history), " if args.odds_tries else "")
+              + f"{r.unexplained} unexplained; {row['cpu_s']} s")
+        for e in r.examples:
+            print(f"    {e}")
     return 0
 
 

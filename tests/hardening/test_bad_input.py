@@ -240,6 +240,26 @@ def test_the_recall_probes_horizon_is_checked_before_anything_runs(value, says, 
     assert code == 2 and _one_line(err) and says in err and "number of steps >= 1" in err, err
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["--env", "nope"], "--env 'nope' is not a registered env id; known:"),
+    (["--env", "kabaal_v0", "--players", "5"], "--players 5: kabaal_v0 is played by [2, 3, 4] players"),
+    (["--env", "cabula_v0", "kabaal_v0", "--players", "6"], "--players 6: kabaal_v0 is played by"),
+    (["--games", "0"], "0 is below 1; --games is a whole number >= 1"),
+    (["--positions", "-2"], "-2 is below 1; --positions"),
+    (["--odds-tries", "-1"], "-1 is below 0; --odds-tries"),
+    (["--examples", "many"], "'many' is not an integer; --examples"),
+])
+def test_the_recall_probes_tables_and_counts_are_checked_before_anything_runs(argv, says, capsys):
+    # an env id or a player count the game lacks reached make_game as a traceback, after the rows
+    # before it had run; a count below its least was taken as it came
+    try:
+        code = _script("recall_probe").main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    assert code == 2 and _one_line(err) and says in err and not out, err
+
+
 def test_kabenvs_serve_is_available(monkeypatch, tmp_path, capsys, uvicorn_in_process):
     uvicorn = uvicorn_in_process
 
