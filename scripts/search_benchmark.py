@@ -37,6 +37,7 @@ import kabenvs  # noqa: E402
 from kabenvs.agents.search import parse_search_spec, search_agent_from_spec  # noqa: E402
 from kabenvs.agents.search.speed import sims_per_second  # noqa: E402  (shared with kabenvs benchmark --search)
 from kabenvs.commands import OneLineParser, seed_arg  # noqa: E402
+from kabenvs.core.errors import ConfigError  # noqa: E402
 from kabenvs.core.registry import game_class, make_game  # noqa: E402
 
 
@@ -170,7 +171,20 @@ def main(argv=None) -> int:
     if args.oracle == "hands" and (bad := [e for e in args.env if e not in FACE_DOWN_DECKS]):
         p.error(f"--oracle hands needs a face-down deck to shuffle; {', '.join(bad)} has none here "
                 f"(allowed: {', '.join(FACE_DOWN_DECKS)})")
-    parse_search_spec(args.spec)  # a bad spec fails before any work
+    # everything checked before any work, each a one-line message (a bad spec, an env id, a count
+    # or a time out of range reached the search or the statistics as a traceback)
+    if bad := [e for e in args.env if e not in kabenvs.ENV_IDS]:
+        p.error(f"--env {bad[0]!r} is not a registered env id; known: {list(kabenvs.ENV_IDS)}")
+    if not 0 < args.seconds <= 86400:
+        p.error(f"--seconds {args.seconds}: give a number of seconds in (0, 86400]")
+    if args.deals < 1:
+        p.error(f"--deals {args.deals}: play at least 1 deal")
+    if not args.budget > 0:
+        p.error(f"--budget {args.budget}: give a number of seconds > 0")
+    try:
+        parse_search_spec(args.spec)
+    except ConfigError as exc:
+        p.error(f"--spec {args.spec!r}: {exc}")
     rows = []
     for env_id in args.env:
         if args.versus:

@@ -260,6 +260,25 @@ def test_the_recall_probes_tables_and_counts_are_checked_before_anything_runs(ar
     assert code == 2 and _one_line(err) and says in err and not out, err
 
 
+@pytest.mark.parametrize("argv, says", [
+    (["--env", "nope"], "--env 'nope' is not a registered env id; known:"),
+    (["--seconds", "-1"], "--seconds -1.0: give a number of seconds in (0, 86400]"),
+    (["--seconds", "nan"], "--seconds nan: give a number of seconds in (0, 86400]"),
+    (["--versus", "heuristic", "--deals", "0"], "--deals 0: play at least 1 deal"),
+    (["--versus", "heuristic", "--budget", "-5"], "--budget -5.0: give a number of seconds > 0"),
+    (["--spec", "search:sims=-1"], "--spec 'search:sims=-1': search option sims=-1 must be an integer >= 1"),
+])
+def test_the_search_benchmarks_options_are_checked_before_anything_runs(argv, says, capsys):
+    # each reached the search or the statistics as a traceback (--deals 0: a division by zero)
+    # or, a negative budget, was taken as it came
+    try:
+        code = _script("search_benchmark").main(argv)
+    except SystemExit as exit_:
+        code = exit_.code
+    out, err = capsys.readouterr()
+    assert code == 2 and _one_line(err) and says in err and not out, err
+
+
 def test_kabenvs_serve_is_available(monkeypatch, tmp_path, capsys, uvicorn_in_process):
     uvicorn = uvicorn_in_process
 
