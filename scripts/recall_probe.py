@@ -17,11 +17,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import kabenvs  # noqa: E402
-from kabenvs.commands import OneLineParser, seed_arg  # noqa: E402
-from kabenvs.commands.benchmark import extreme_player_counts  # noqa: E402
+from kabenvs.commands import OneLineParser, env_tables, seed_arg  # noqa: E402
 from kabenvs.core.errors import ConfigError  # noqa: E402
 from kabenvs.core.recall import probe_recall  # noqa: E402
-from kabenvs.core.registry import game_class  # noqa: E402
 
 
 def horizon_arg(text: str) -> int:
@@ -49,25 +47,9 @@ def count_arg(flag: str, least: int):
     return parse
 
 
-def tables_to_probe(envs: list[str], players: list[int] | None) -> list[tuple[str, int]]:
-    """(env, player count) pairs, checked before anything runs: every env registered and every
-    asked count one the game is played at (as scripts/soak.py checks its own)."""
-    known = list(kabenvs.ENV_IDS)
-    out = []
-    for eid in envs:
-        if eid not in known:
-            raise ConfigError(f"--env {eid!r} is not a registered env id; known: {known}")
-        counts = game_class(eid).Config.PLAYER_COUNTS
-        for n in players or extreme_player_counts(eid):
-            if n not in counts:
-                raise ConfigError(f"--players {n}: {eid} is played by {list(counts)} players")
-            out.append((eid, n))
-    return out
-
-
 def main(argv=None) -> int:
     p = OneLineParser(description=__doc__.split("\n")[0])
-    p.add_argument("--env", nargs="*", default=list(kabenvs.ENV_IDS))
+    p.add_argument("--env", nargs="*", default=None, help="default: every game")
     p.add_argument("--players", type=int, nargs="*", default=None, help="default: smallest and largest")
     p.add_argument("--games", type=count_arg("--games", 1), default=4)
     p.add_argument("--positions", type=count_arg("--positions", 1), default=20, help="branch positions per game")
@@ -82,7 +64,7 @@ def main(argv=None) -> int:
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     try:
-        tables = tables_to_probe(args.env, args.players)
+        tables = env_tables(args.env, args.players)
     except ConfigError as exc:
         print(f"recall_probe.py: error: {exc}", file=sys.stderr)
         return 2

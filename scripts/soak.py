@@ -29,9 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from kabenvs.commands import OneLineParser, seed_arg  # noqa: E402
+from kabenvs.commands import OneLineParser, env_tables, seed_arg  # noqa: E402
 from kabenvs.core.errors import ConfigError  # noqa: E402
-from kabenvs.core.registry import env_ids, game_class, make_game  # noqa: E402
+from kabenvs.core.registry import make_game  # noqa: E402
 
 
 def play_one(game, seed: int) -> tuple[int, str | None, int]:
@@ -78,18 +78,6 @@ def soak_chunk(task: tuple[str, int, int, int]) -> dict:
             failures.append({"seed": seed, "step": at, "message": failure})
     return {"env_id": env_id, "players": players, "games": count, "steps": steps, "failures": failures,
             "seconds": time.process_time() - t0}
-
-
-def configs_to_soak(envs: list[str], players: list[int] | None) -> list[tuple[str, int]]:
-    out = []
-    for env_id in envs:
-        counts = game_class(env_id).Config.PLAYER_COUNTS
-        wanted = players or sorted({min(counts), max(counts)})
-        for n in wanted:
-            if n not in counts:
-                raise ConfigError(f"--players {n}: {env_id} is played by {list(counts)} players")
-            out.append((env_id, n))
-    return out
 
 
 def tasks_for(configs: list[tuple[str, int]], games: int, first_seed: int, workers: int) -> list[tuple]:
@@ -154,11 +142,7 @@ def main(argv=None) -> int:
             raise ConfigError(f"--games {args.games}: play at least 1 game")
         if not 1 <= args.workers <= 512:
             raise ConfigError(f"--workers {args.workers}: give 1..512 (this machine has {os.cpu_count()} CPUs)")
-        known = env_ids()
-        for env_id in args.env or []:
-            if env_id not in known:
-                raise ConfigError(f"--env {env_id!r} is not a registered env id; known: {known}")
-        configs = configs_to_soak(args.env or known, args.players)
+        configs = env_tables(args.env, args.players)
     except ConfigError as exc:
         print(f"soak.py: error: {exc}", file=sys.stderr)
         return 2

@@ -27,3 +27,25 @@ def seed_arg(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{value} is negative; a seed is an integer >= 0")
     return value
+
+
+def env_tables(envs: list[str] | None, players: list[int] | None) -> list[tuple[str, int]]:
+    """(env id, player count) pairs for the scripts that run games at chosen tables (soak,
+    recall probe), checked before anything runs: every env id registered (None: every game), every
+    asked count one its game is played at (None: each game's smallest and largest). A
+    ``ConfigError`` names the first that is not and what there is."""
+    from kabenvs.core.errors import ConfigError
+    from kabenvs.core.registry import env_ids, game_class
+
+    known = env_ids()
+    for env_id in envs or []:
+        if env_id not in known:
+            raise ConfigError(f"--env {env_id!r} is not a registered env id; known: {known}")
+    out = []
+    for env_id in envs or known:
+        counts = game_class(env_id).Config.PLAYER_COUNTS
+        for n in players or sorted({min(counts), max(counts)}):
+            if n not in counts:
+                raise ConfigError(f"--players {n}: {env_id} is played by {list(counts)} players")
+            out.append((env_id, n))
+    return out

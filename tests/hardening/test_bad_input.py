@@ -240,39 +240,29 @@ def test_the_recall_probes_horizon_is_checked_before_anything_runs(value, says, 
     assert code == 2 and _one_line(err) and says in err and "number of steps >= 1" in err, err
 
 
-@pytest.mark.parametrize("argv, says", [
-    (["--env", "nope"], "--env 'nope' is not a registered env id; known:"),
-    (["--env", "kabaal_v0", "--players", "5"], "--players 5: kabaal_v0 is played by [2, 3, 4] players"),
-    (["--env", "cabula_v0", "kabaal_v0", "--players", "6"], "--players 6: kabaal_v0 is played by"),
-    (["--games", "0"], "0 is below 1; --games is a whole number >= 1"),
-    (["--positions", "-2"], "-2 is below 1; --positions"),
-    (["--odds-tries", "-1"], "-1 is below 0; --odds-tries"),
-    (["--examples", "many"], "'many' is not an integer; --examples"),
+@pytest.mark.parametrize("script, argv, says", [
+    # recall_probe: an env id or a player count the game lacks reached make_game as a traceback,
+    # after the rows before it had run; a count below its least was taken as it came
+    ("recall_probe", ["--env", "nope"], "--env 'nope' is not a registered env id; known:"),
+    ("recall_probe", ["--env", "kabaal_v0", "--players", "5"], "--players 5: kabaal_v0 is played by [2, 3, 4] players"),
+    ("recall_probe", ["--env", "cabula_v0", "kabaal_v0", "--players", "6"], "--players 6: kabaal_v0 is played by"),
+    ("recall_probe", ["--games", "0"], "0 is below 1; --games is a whole number >= 1"),
+    ("recall_probe", ["--positions", "-2"], "-2 is below 1; --positions"),
+    ("recall_probe", ["--odds-tries", "-1"], "-1 is below 0; --odds-tries"),
+    ("recall_probe", ["--examples", "many"], "'many' is not an integer; --examples"),
+    # search_benchmark: each reached the search or the statistics as a traceback (--deals 0: a
+    # division by zero) or, a negative budget, was taken as it came
+    ("search_benchmark", ["--env", "nope"], "--env 'nope' is not a registered env id; known:"),
+    ("search_benchmark", ["--seconds", "-1"], "--seconds -1.0: give a number of seconds in (0, 86400]"),
+    ("search_benchmark", ["--seconds", "nan"], "--seconds nan: give a number of seconds in (0, 86400]"),
+    ("search_benchmark", ["--versus", "heuristic", "--deals", "0"], "--deals 0: play at least 1 deal"),
+    ("search_benchmark", ["--versus", "heuristic", "--budget", "-5"], "--budget -5.0: give a number of seconds > 0"),
+    ("search_benchmark", ["--spec", "search:sims=-1"],
+     "--spec 'search:sims=-1': search option sims=-1 must be an integer >= 1"),
 ])
-def test_the_recall_probes_tables_and_counts_are_checked_before_anything_runs(argv, says, capsys):
-    # an env id or a player count the game lacks reached make_game as a traceback, after the rows
-    # before it had run; a count below its least was taken as it came
+def test_the_scripts_tables_counts_and_options_are_checked_before_anything_runs(script, argv, says, capsys):
     try:
-        code = _script("recall_probe").main(argv)
-    except SystemExit as exit_:
-        code = exit_.code
-    out, err = capsys.readouterr()
-    assert code == 2 and _one_line(err) and says in err and not out, err
-
-
-@pytest.mark.parametrize("argv, says", [
-    (["--env", "nope"], "--env 'nope' is not a registered env id; known:"),
-    (["--seconds", "-1"], "--seconds -1.0: give a number of seconds in (0, 86400]"),
-    (["--seconds", "nan"], "--seconds nan: give a number of seconds in (0, 86400]"),
-    (["--versus", "heuristic", "--deals", "0"], "--deals 0: play at least 1 deal"),
-    (["--versus", "heuristic", "--budget", "-5"], "--budget -5.0: give a number of seconds > 0"),
-    (["--spec", "search:sims=-1"], "--spec 'search:sims=-1': search option sims=-1 must be an integer >= 1"),
-])
-def test_the_search_benchmarks_options_are_checked_before_anything_runs(argv, says, capsys):
-    # each reached the search or the statistics as a traceback (--deals 0: a division by zero)
-    # or, a negative budget, was taken as it came
-    try:
-        code = _script("search_benchmark").main(argv)
+        code = _script(script).main(argv)
     except SystemExit as exit_:
         code = exit_.code
     out, err = capsys.readouterr()
