@@ -13,7 +13,9 @@ identity). We
    so every history ``p`` cannot tell apart ends with the same seen cards in the same places, and
    the worlds drawn depend on what ``p`` saw, not on how the truth happened to route its copies;
    the rest works on this canonical present;
-2. draw a permutation of the never-seen cards that keeps what ``p`` could tell about them: a card
+2. deal the cards the seat saw go into the deck before a reshuffle and has not seen since to
+   places they could have reached unseen (``_rearrange_deck``: the deck, or a hand that drew
+   face down since), and draw a permutation of the never-seen cards that keeps what ``p`` could tell about them: a card
    now in another hand stays a hand card (``p`` saw a hand card drawn or given), another caster's
    kept Forest Magic card stays a non-hand card (it did not go to a hand), an unseen final enemy
    stays a final enemy; while another player pays a spell, it keeps hats worth what is left to
@@ -22,18 +24,17 @@ identity). We
 3. relabel the start with it, rewrite the hidden choices of the history to the relabelled cards'
    types (``give Broom`` becomes ``give Traca`` if the Broom was relabelled a Traca), and replay
    the rewritten history from the relabelled start: the replay is the world. Its past chance is
-   scripted in its start (``_script_chance``): the history's own dice (public), and its reshuffle
-   orders with the last reshuffle's unmoved, unseen bottom cards in a new order, so a card the
-   seat saw go into the deck lies anywhere among them. The start's generator and the world's own
+   scripted in its start: the history's own dice (public), and its reshuffle orders as step 2
+   dealt them (the last reshuffle's unmoved, unseen bottom cards in a new order too). The start's generator and the world's own
    (its future) are fresh from the caller's ``rng``: a world never carries the real generator.
 4. where step 3 re-chose hidden choices of other seats (a gift among cards the seat had seen, a
    Forest Magic keep), draw again from the world, ``CHAIN`` draws in all. Steps 2-3 relabel and
    re-choose around their source, and the re-chosen choices are the first the backtracking
-   meets, so one draw still leans towards its source: at a 3-player position with four
+   meets, so one draw could lean towards its source: at a 3-player position with four
    re-chosen gifts (docs/games/alakazum.md, Known gaps) the worlds of the truth held 1.08 Double
-   potions in the deck on average and those of a world of it 0.61 (100 draws each, z = 5.4).
-   Each draw from the draw before forgets more of the start: after three, 0.73 and 0.81
-   (z = 0.8). A draw without re-chosen choices depends on what the seat saw only, and is kept.
+   potions in the deck on average and those of a world of it 0.61 (100 draws each, z = 5.4)
+   before step 2 moved seen cards, 0.97 and 1.03 after (z = 0.8). Each draw from the draw before
+   forgets more of the start. A draw without re-chosen choices is kept.
 
 A state without a recorded start (an older save) is treated as its own start.
 """
@@ -208,10 +209,13 @@ def _draw(state: "AlakazumState", p: int, rng: np.random.Generator) -> tuple["Al
     # cards, when the giver must keep one of two copies it needs later), and more tries of the
     # same one cannot help there (docs/games/alakazum.md, Resampling).
     for _ in range(resample_tries(1)):
-        sigma = _relabelling(present, p, hidden, owed, barred, rng)
+        # where the cards lie that the seat saw go into the deck before a reshuffle and has not
+        # seen since (``_rearrange_deck``)
+        orders, here, bars = _rearrange_deck(present, p, seen, barred, chance, rng)
+        sigma = _relabelling(here, p, hidden, owed, bars, rng)  # (a payer's hand is never dealt again)
         # 3. relabel the start, rewrite the hidden choices, replay
         fields = _relabel(origin.start["state"], sigma)
-        _script_chance(fields, chance, rng)
+        fields["shuffles"], fields["rolls"] = orders, chance.rolls[:]
         new_start = world_start(fields, rng)
         if not hidden_steps:
             break
@@ -570,11 +574,14 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
                 barred.setdefault(c, set()).add(move_of[a][0])
         # the real game's own moves: legal by construction, so the legality check is skipped
         chance.drawn.clear()
+        chance.drawers.clear()
         replay.history.append(a)
         replay._apply(a)
         replay._forget_legal()
         now = visible(replay, p)
         seen |= now
+        if chance.calm:
+            _follow_calm(chance, replay, p, now, taken[k], barred)
         if fm_left is not None and keep >= 0 and not replay.fm and not replay.fm_order:
             # the spell resolved: the card no step chose went under the others by rule
             for c in fm_left:
@@ -617,7 +624,7 @@ class _Chance:
         # Put-back steps of another caster's Forest Magic whose card later left the deck in a
         # single draw the seat saw (into its own hand, or turned up to be fought), with no
         # Forest Magic take in between: step -> the card's class. Deck sizes are public and a
-        # world replays the real reshuffle orders (``_script_chance``), so in every world the
+        # world replays the real reshuffle orders (``_rearrange_deck``), so in every world the
         # card at that place comes out at that draw: any other class there fails the replay.
         self.seen_at: dict[int, int] = {}
         # For each Forest Magic keep of another caster: the classes its later put-back steps must
@@ -626,6 +633,17 @@ class _Chance:
         # Each hidden gift step: (which sequence of gifts, the recipient), both public (the
         # giver names the recipient before the card).
         self.gift_to: dict[int, tuple[int, int]] = {}
+        # Each reshuffle's deck as it came out: card -> its place (0 the bottom).
+        self.places: list[dict[int, int]] = []
+        # Cards *calm* since a reshuffle (its index): nobody has seen them since and no step has
+        # moved them but a draw face down into another hand, which still holds them; such a card
+        # and another calm one since the same reshuffle could have swapped places in it as far as
+        # the seat can tell (``_rearrange_deck``). ``held``: the calm cards in a hand, card ->
+        # (the hand, what ``barred`` held for the card when it was drawn).
+        self.calm: dict[int, int] = {}
+        self.held: dict[int, tuple[int, set[int]]] = {}
+        self.drawers: list[int] = []  # who drew each card of ``drawn``
+        self.stirred: list[int] = []  # the cards a Forest Magic took during the step being replayed
 
 
 def _track_chance(replay: "AlakazumState") -> _Chance:
@@ -640,18 +658,25 @@ def _track_chance(replay: "AlakazumState") -> _Chance:
         return out.rolls[-1]
 
     def shuffle_order(n: int) -> list[int]:
-        out.orders.append(order_of(n))
+        order = order_of(n)
+        out.orders.append(order)
         out.low = n
-        return out.orders[-1]
+        deck = replay.forest  # (before the shuffle: the character going back is on it already)
+        out.places.append({deck[i]: j for j, i in enumerate(order)})
+        for c in deck:
+            out.calm.setdefault(c, len(out.orders) - 1)
+        return order
 
     def draw_forest(q: int) -> int:
         card = draw(q)
         out.low = min(out.low, len(replay.forest))
         out.drawn.append(card)
+        out.drawers.append(q)
         return card
 
     def take_for_forest_magic(q: int, take: int) -> None:
         fm_sets(q, take)
+        out.stirred += replay.forest[len(replay.forest) - take:]
         out.low = min(out.low, len(replay.forest) - take)
 
     replay._roll = die
@@ -661,20 +686,134 @@ def _track_chance(replay: "AlakazumState") -> _Chance:
     return out
 
 
-def _script_chance(fields: dict, chance: _Chance, rng: np.random.Generator) -> None:
-    """Write the world's past chance into its start ``fields``, so that its start carries a fresh
-    generator, not the real one (whose state would give the real deal, by stepping it back, and
-    the real future): the history's own dice and reshuffle orders, except that the last
-    reshuffle's bottom ``low`` cards (unmoved and unseen since) lie in a new random order among
-    themselves. A card the seat saw go into the deck before that reshuffle (a character a lost
-    fight put back) then lies anywhere among them, as far as the seat can tell, instead of at its
-    real place."""
+def _follow_calm(chance: _Chance, replay: "AlakazumState", p: int, now: set[int], took: int,
+                 barred: dict[int, set[int]]) -> None:
+    """After a step: the cards that stopped being calm (``_Chance.calm``) at it, and those another
+    player drew face down."""
+    calm, held = chance.calm, chance.held
+    is_hand = replay.game.cs.is_hand
+    for c, q in zip(chance.drawn, chance.drawers):
+        if c in calm:
+            if q != p and is_hand[c]:
+                held[c] = (q, set(barred.get(c, ())))
+            else:  # drawn in view
+                del calm[c]
+    gone = [c for c in chance.stirred if c in calm]
+    chance.stirred.clear()
+    if took in calm:
+        gone.append(took)
+    gone += [c for c in now if c in calm]
+    gone += [c for c, (q, _) in held.items() if c not in replay.hands[q]]
+    for c in gone:
+        calm.pop(c, None)
+        held.pop(c, None)
+
+
+def _rearrange_deck(present: "AlakazumState", p: int, seen: set[int], barred: dict[int, set[int]],
+                    chance: _Chance, rng: np.random.Generator):
+    """The world's reshuffle orders, with the places of cards ``p`` cannot follow drawn again.
+
+    A reshuffle loses the order ``p`` knew, not the cards. The last reshuffle's bottom
+    ``chance.low`` cards, which nothing has moved and nobody has seen since, lie in a new random
+    order among themselves. And a card ``p`` saw go into the deck before a reshuffle (a Forest
+    Magic's put-back card, a character a lost fight returned) and has not seen since, *calm*
+    (``_Chance.calm``), could be any other card calm since that reshuffle as far as ``p`` can
+    tell: still in the deck, or drawn face down by another player who still holds it. Kept by id
+    at its real place it would tell a search which hand holds it (at a 5-player position of
+    issue 13's probe, seat 2's worlds left a Txapela in the hand that really drew it 20 times in
+    20, and no world held it elsewhere). So each such card trades places, in that reshuffle's
+    order, with a random calm card of it (itself included) whose place it can take: a place in
+    a hand needs a hand card its holder could hold (an Alakazum the holder showed since the draw
+    allows it), for both. From that reshuffle on the two cards follow each other's path, which
+    no one saw and no step chose, so every step of the history replays and reads to ``p`` as it
+    did. A never-seen card is relabelled afterwards anyway (``_relabelling``, which sees the
+    hands as dealt here); what this adds is that the seen ones move. The odds are those of a
+    uniform choice among the places that fit, not the seat's exact ones (what a place's later
+    history tells is not weighed).
+
+    Returns the orders, the position as dealt (``present`` itself when no card moved) and the
+    ``barred`` map to relabel with (what an Alakazum showed of a hand since a draw belongs to
+    the place, so it goes with the card now there)."""
     orders = [order[:] for order in chance.orders]
-    if orders and chance.low > 1:
-        order, low = orders[-1], chance.low
-        orders[-1] = [order[i] for i in rng.permutation(low).tolist()] + order[low:]
-    fields["shuffles"] = orders
-    fields["rolls"] = chance.rolls[:]
+    orders, here, bars = _trade_calm_places(orders, present, p, seen, barred, chance, rng)
+    if orders and chance.low > 1:  # (after the trades: they read the places as the real orders left them)
+        low = chance.low
+        orders[-1] = [orders[-1][i] for i in rng.permutation(low).tolist()] + orders[-1][low:]
+    return orders, here, bars
+
+
+def _trade_calm_places(orders: list[list[int]], present: "AlakazumState", p: int, seen: set[int],
+                       barred: dict[int, set[int]], chance: _Chance, rng: np.random.Generator):
+    """The trades of ``_rearrange_deck``, made in ``orders`` (the real ones, copied)."""
+    calm, held = chance.calm, chance.held
+    # While another player pays a spell, its choosing the spell showed its hand holds hats worth
+    # what is left to pay (``_hats_owed``, counted on the hand as it stands): its calm cards stay.
+    pend = present.pending
+    paying = pend["p"] if pend is not None and pend["k"] == "pay_spell" and pend["p"] != p else None
+    if paying is not None:
+        calm = {c: j for c, j in calm.items() if c not in held or held[c][0] != paying}
+    movable = sorted(c for c in calm if c in seen)
+    if not movable:
+        return orders, present, barred
+    cs = present.game.cs
+    places = [dict(at) for at in chance.places]
+    # a calm card's place now: the hand holding it or the deck; ``occupant``: place (named by
+    # the card really there) -> the card there in the world
+    place_of = {c: c for c in calm}
+    occupant = {c: c for c in calm}
+    shown = {c: barred.get(c, set()) - snap for c, (_, snap) in held.items()}
+
+    def fits(card: int, place: int) -> bool:
+        if place not in held:
+            return True
+        if not cs.is_hand[card]:
+            return False
+        bar = shown[place]
+        e = cs.effect[card]
+        return not bar or not (e == "amulet" or (e == "culture_object" and cs.cards[card].culture in bar))
+
+    for s_card in [movable[i] for i in rng.permutation(len(movable)).tolist()]:
+        j = calm[s_card]
+        at = places[j]
+        mine = place_of[s_card]
+        options = [c for c in calm if calm[c] <= j and c in at
+                   and fits(s_card, place_of[c]) and fits(c, mine)]
+        other = options[int(rng.integers(len(options)))] if options else s_card
+        if other == s_card:
+            continue
+        # the two trade places in reshuffle j, and so every later deck holds one where the other was
+        o, i, k = orders[j], at[s_card], at[other]
+        o[i], o[k] = o[k], o[i]
+        for later in places[j:]:
+            x, y = later.pop(s_card, None), later.pop(other, None)
+            if x is not None:
+                later[other] = x
+            if y is not None:
+                later[s_card] = y
+        yours = place_of[other]
+        place_of[s_card], place_of[other] = yours, mine
+        occupant[yours], occupant[mine] = s_card, other
+    moved = {place: c for place, c in occupant.items() if c != place}
+    if not moved:
+        return orders, present, barred
+    here = present.clone()
+    bars = dict(barred)
+    for place, c in moved.items():
+        if place in held:
+            hand = here.hands[held[place][0]]
+            hand[hand.index(place)] = c
+            rest = barred.get(place, set()) - shown[place]
+            if rest:
+                bars[place] = rest
+            else:
+                bars.pop(place, None)
+        else:
+            here.forest[here.forest.index(place)] = c
+    for place, c in moved.items():
+        if place in held and shown[place]:
+            bars[c] = bars.get(c, set()) | shown[place]
+    here._reset_caches()
+    return orders, here, bars
 
 
 def _route_seen_copies_first(replay: "AlakazumState", p: int, seen: set[int]) -> None:
