@@ -212,7 +212,11 @@ def _draw(state: "AlakazumState", p: int, rng: np.random.Generator) -> tuple["Al
         # where the cards lie that the seat saw go into the deck before a reshuffle and has not
         # seen since (``_rearrange_deck``)
         orders, here, bars = _rearrange_deck(present, p, seen, barred, chance, rng)
-        sigma = _relabelling(here, p, hidden, owed, bars, rng)  # (a payer's hand is never dealt again)
+        try:
+            sigma = _relabelling(here, p, hidden, owed, bars, rng)  # (a payer's hand is never dealt again)
+        except RuntimeError:  # the trades left the hands more never-seen cards than hand cards to be
+            orders, here, bars = _rearrange_deck(present, p, seen, barred, chance, rng, trade=False)
+            sigma = _relabelling(here, p, hidden, owed, bars, rng)
         # 3. relabel the start, rewrite the hidden choices, replay
         fields = _relabel(origin.start["state"], sigma)
         fields["shuffles"], fields["rolls"] = orders, chance.rolls[:]
@@ -710,7 +714,7 @@ def _follow_calm(chance: _Chance, replay: "AlakazumState", p: int, now: set[int]
 
 
 def _rearrange_deck(present: "AlakazumState", p: int, seen: set[int], barred: dict[int, set[int]],
-                    chance: _Chance, rng: np.random.Generator):
+                    chance: _Chance, rng: np.random.Generator, trade: bool = True):
     """The world's reshuffle orders, with the places of cards ``p`` cannot follow drawn again.
 
     A reshuffle loses the order ``p`` knew, not the cards. The last reshuffle's bottom
@@ -724,7 +728,10 @@ def _rearrange_deck(present: "AlakazumState", p: int, seen: set[int], barred: di
     20, and no world held it elsewhere). So each such card trades places, in that reshuffle's
     order, with a random calm card of it (itself included) whose place it can take: a place in
     a hand needs a hand card its holder could hold (an Alakazum the holder showed since the draw
-    allows it), for both. From that reshuffle on the two cards follow each other's path, which
+    allows it). A never-seen card fits any place (the relabelling gives it a label that fits), so
+    the choices do not hang on where the seen card really is; should the relabelling then find
+    too few never-seen hand cards for the hands, the caller deals again without trades
+    (``trade=False``). From that reshuffle on the two cards follow each other's path, which
     no one saw and no step chose, so every step of the history replays and reads to ``p`` as it
     did. A never-seen card is relabelled afterwards anyway (``_relabelling``, which sees the
     hands as dealt here); what this adds is that the seen ones move. The odds are those of a
@@ -735,7 +742,9 @@ def _rearrange_deck(present: "AlakazumState", p: int, seen: set[int], barred: di
     ``barred`` map to relabel with (what an Alakazum showed of a hand since a draw belongs to
     the place, so it goes with the card now there)."""
     orders = [order[:] for order in chance.orders]
-    orders, here, bars = _trade_calm_places(orders, present, p, seen, barred, chance, rng)
+    here, bars = present, barred
+    if trade:
+        orders, here, bars = _trade_calm_places(orders, present, p, seen, barred, chance, rng)
     if orders and chance.low > 1:  # (after the trades: they read the places as the real orders left them)
         low = chance.low
         orders[-1] = [orders[-1][i] for i in rng.permutation(low).tolist()] + orders[-1][low:]
@@ -764,7 +773,7 @@ def _trade_calm_places(orders: list[list[int]], present: "AlakazumState", p: int
     shown = {c: barred.get(c, set()) - snap for c, (_, snap) in held.items()}
 
     def fits(card: int, place: int) -> bool:
-        if place not in held:
+        if place not in held or card not in seen:  # (a never-seen card is relabelled to fit)
             return True
         if not cs.is_hand[card]:
             return False
