@@ -685,3 +685,85 @@ def test_a_difference_in_a_public_pile_anyone_sees_is_not_set_aside():
     odd._reset_caches()
     assert not rest_of_difference_named(a, odd, 0)
     assert not same_possible_worlds(a, odd, 0, tries=20)
+
+
+def _forest_magic_keep_pair():
+    """The recall probe's case of seed 73 (5 players; tests/games/alakazum/data): player 1 casts
+    Forest Magic and keeps a Food CAT/AND in one game, a Txapela in the other (hidden from seat 2),
+    and puts the other card back; seat 2's own Forest Magic later shows it that card on the deck, a
+    reshuffle mixes it in, player 4 draws it face down at move 278 and still holds it 490 moves
+    later, when seat 2's observations of the two games are equal again."""
+    import json
+    from pathlib import Path
+
+    import kabenvs
+
+    case = json.loads((Path(__file__).parent / "data" / "forest_magic_keep_5p.json").read_text())
+    game = kabenvs.make_game("alakazum_v0", num_players=5)
+    games = []
+    for own in (case["a"], case["b"]):
+        s = game.new_state(np.random.default_rng(case["deal_seed"]))
+        for a in case["common"] + own:
+            s.apply(a)
+        games.append(s)
+    return games
+
+
+def _world_by_hand(state, seat: int, seen_card: int, kept: int):
+    """A world of ``state`` built by hand (the resampler does not reach it, see docs/testing.md):
+    player 1's Forest Magic keeps a copy of the Combat potion +2 it really drew face down with its
+    294th move (and later gives away), and that draw brings the card seat 2 saw go into the deck
+    instead; player 4's face-down draw before (the 278th move) brings the card player 1 really kept. Made of the
+    identities of those two never-seen places swapped in the start and the two places swapped in
+    the reshuffle before (the seventh after the deal)."""
+    from kabenvs.core.game import world_start
+    from kabenvs.games.alakazum import resample as R
+
+    game = state.game
+    origin, actions = R._start_of(state)
+    seen, taken, _barred, _secret, _present, chance = R._history_facts(state, seat, origin, actions)
+    replay = origin.clone()
+    for a in actions[:293]:
+        replay.apply(a)
+    before = list(replay.hands[1])
+    replay.apply(actions[293])  # (the draw comes with the move before decision 294)
+    drawn = next(c for c in replay.hands[1] if c not in before)
+    assert game.cs.cards[drawn].name == "Combat potion +2" and seen_card in seen and kept not in seen
+    sigma = {kept: drawn, drawn: kept}
+    orders = [o[:] for o in chance.orders]
+    at, order = chance.places[7], orders[7]
+    order[at[seen_card]], order[at[drawn]] = order[at[drawn]], order[at[seen_card]]
+    fields = R._relabel(origin.start["state"], sigma)
+    fields["shuffles"], fields["rolls"] = orders, chance.rolls[:]
+    world = R._start_world(game, origin, fields, world_start(fields, np.random.default_rng(0)))
+    for k, a in enumerate(actions):
+        # the gift of the card drawn at 294 gives the kept copy, of the same type: the move stays
+        world.apply(a if taken[k] == drawn else R._relabelled(world, game, a, taken[k], sigma))
+    return world
+
+
+def test_a_forest_magic_keep_and_a_face_down_draw_of_the_card_put_back_change_only_odds():
+    """Seed 73's merge (docs/testing.md): the two games differ only in which of the two cards
+    player 1 and player 4 hold, and a world of each history holding the other's split exists: built
+    by hand, every move legal and seat 2's view of every step as in the game it was built from. So
+    seat 2's possible worlds are the same after both histories, and the merge is odds only (the
+    probe's draws had not met such a world in 600 tries: it needs player 1's draw at move 294 to
+    have been the card seat 2 saw put back)."""
+    from kabenvs.core.recall import rest_of_difference_named
+    from kabenvs.core.view_history import replayed_digest
+
+    a, b = _forest_magic_keep_pair()
+    seat = 2
+    assert a.observation(seat).tobytes() == b.observation(seat).tobytes()
+    assert a.hidden_zones(seat) != b.hidden_zones(seat)
+    assert rest_of_difference_named(a, b, seat)
+    zones, items = ("hand of player 1", "hand of player 4"), ("Txapela", "Food CAT/AND")
+    txapela, food = 89, 79
+    for source, other, seen_card, kept in ((a, b, txapela, food), (b, a, food, txapela)):
+        world = _world_by_hand(source, seat, seen_card, kept)
+        assert replayed_digest(world, seat).digest() == replayed_digest(source, seat).digest()
+        held, wanted = world.hidden_zones(seat), other.hidden_zones(seat)
+        assert held != source.hidden_zones(seat)
+        for z in zones:
+            for x in items:
+                assert held[z].count(x) == wanted[z].count(x), (z, x)
