@@ -626,20 +626,15 @@ def test_the_order_of_the_graveyard_is_history_no_rule_reads():
     assert swapped.position_key() != state.position_key()
 
 
-def _unseen_swap_pair():
-    """The recall probe's case (seed 71, 5 players; tests/games/alakazum/data): player 3 plays a
-    Combat potion +1 in one game and a Double potion in the other, both seen by all; 294 moves
-    later (potions taken from the market in view, hand cards found in the forest unseen, potions
-    played in view: which copy went is no information), player 3 holds the Double potion and
-    player 4 a Combat potion +1 in the first game, the other way round in the second, and the
-    market holds another copy of Combat potion +1 in each (docs/games/alakazum.md, "Which copy an
-    unseen draw put in a hand")."""
+def _probe_pair(name: str):
+    """The two games of a recall probe's case saved in tests/games/alakazum/data: a 5-player deal
+    (numpy seed ``deal_seed``), the moves both games share, then each game's own moves."""
     import json
     from pathlib import Path
 
     import kabenvs
 
-    case = json.loads((Path(__file__).parent / "data" / "unseen_swap_5p.json").read_text())
+    case = json.loads((Path(__file__).parent / "data" / name).read_text())
     game = kabenvs.make_game("alakazum_v0", num_players=5)
     games = []
     for own in (case["a"], case["b"]):
@@ -648,6 +643,17 @@ def _unseen_swap_pair():
             s.apply(a)
         games.append(s)
     return games
+
+
+def _unseen_swap_pair():
+    """The recall probe's case (seed 71, 5 players; tests/games/alakazum/data): player 3 plays a
+    Combat potion +1 in one game and a Double potion in the other, both seen by all; 294 moves
+    later (potions taken from the market in view, hand cards found in the forest unseen, potions
+    played in view: which copy went is no information), player 3 holds the Double potion and
+    player 4 a Combat potion +1 in the first game, the other way round in the second, and the
+    market holds another copy of Combat potion +1 in each (docs/games/alakazum.md, "Which copy an
+    unseen draw put in a hand")."""
+    return _probe_pair("unseen_swap_5p.json")
 
 
 def test_an_unseen_swap_between_two_hands_is_the_same_possible_worlds_with_other_odds():
@@ -693,20 +699,7 @@ def _forest_magic_keep_pair():
     and puts the other card back; seat 2's own Forest Magic later shows it that card on the deck, a
     reshuffle mixes it in, player 4 draws it face down at move 278 and still holds it 490 moves
     later, when seat 2's observations of the two games are equal again."""
-    import json
-    from pathlib import Path
-
-    import kabenvs
-
-    case = json.loads((Path(__file__).parent / "data" / "forest_magic_keep_5p.json").read_text())
-    game = kabenvs.make_game("alakazum_v0", num_players=5)
-    games = []
-    for own in (case["a"], case["b"]):
-        s = game.new_state(np.random.default_rng(case["deal_seed"]))
-        for a in case["common"] + own:
-            s.apply(a)
-        games.append(s)
-    return games
+    return _probe_pair("forest_magic_keep_5p.json")
 
 
 def _world_by_hand(state, seat: int, seen_card: int, kept: int):
