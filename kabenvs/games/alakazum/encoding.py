@@ -458,25 +458,28 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
     # every write below is of one item: through a memoryview it costs half of one on the numpy
     # array (no numpy scalar is made); float32 either way
     mv = memoryview(buf)
+    # the same view for the item stores: a typed buffer (float[::1]) in the compiled build
+    # (encoding.pxd), so each store is a C write; the section copies stay on ``mv``
+    fv = mv
     at = g.at  # the blocks' starts (rules.BlockStarts)
     pend = state.pending
     if state.current_player is not None:
-        mv[at.current + (state.current_player - player) % n] = 1
-    mv[at.turn_player + (state.turn_player - player) % n] = 1
+        fv[at.current + (state.current_player - player) % n] = 1
+    fv[at.turn_player + (state.turn_player - player) % n] = 1
     if pend is not None:
-        mv[at.decision + DECISION_INDEX[pend["k"]]] = 1
-    mv[at.stage + STAGE_INDEX[state.stage]] = 1
+        fv[at.decision + DECISION_INDEX[pend["k"]]] = 1
+    fv[at.stage + STAGE_INDEX[state.stage]] = 1
     t0 = at.turn_info
-    mv[t0] = state.turn / g.config.max_turns
-    mv[t0 + 1] = state.actions_left / 2
-    mv[t0 + 2] = state.in_dejavu
+    fv[t0] = state.turn / g.config.max_turns
+    fv[t0 + 1] = state.actions_left / 2
+    fv[t0 + 2] = state.in_dejavu
     h0 = at.hand
     for c in state.hands[player]:
-        mv[h0 + ht[c]] += 1 / 3
+        fv[h0 + ht[c]] += 1 / 3
     i = at.hand_size
     hands = state.hands
     for h in hands[player:] + hands[:player]:  # seat-relative: mine first, then to my left
-        mv[i] = len(h) / 10
+        fv[i] = len(h) / 10
         i += 1
     # what I know of each hand, what each other seat knows of mine and what everyone knows of each
     # (known_hands through public_hands): one copy of this viewer's kept rows (_knowledge_section)
@@ -499,34 +502,34 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
     mv[mt0:mt0 + len(rows_seg)] = rows_seg
     mv[mc0:mc0 + nht] = memo[2]
     p0 = at.piles
-    mv[p0] = len(market) / 20
-    mv[p0 + 1] = len(state.forest) / 90
-    mv[p0 + 2] = (len(state.fm) + len(state.fm_order) + (state.fm_keep >= 0)) / 6
+    fv[p0] = len(market) / 20
+    fv[p0 + 1] = len(state.forest) / 90
+    fv[p0 + 2] = (len(state.fm) + len(state.fm_order) + (state.fm_keep >= 0)) / 6
     fk = state.forest_known[player]
     if fk:
         f0 = at.forest_known
         for i in range(fk):
-            mv[f0 + i * cs.num_classes + cs.cls[state.forest[-1 - i]]] = 1
+            fv[f0 + i * cs.num_classes + cs.cls[state.forest[-1 - i]]] = 1
     fs = state.forest_sets[player]
     if fs[0]:
         f0 = at.forest_set
-        mv[f0] = min(fs[0], 6) / 6
-        mv[f0 + 1] = fs[3] / 5
-        mv[f0 + 2] = fs[0] > 6  # (then it is the whole deck, whose size is in ``piles``)
+        fv[f0] = min(fs[0], 6) / 6
+        fv[f0 + 1] = fs[3] / 5
+        fv[f0 + 2] = fs[0] > 6  # (then it is the whole deck, whose size is in ``piles``)
         f0 = at.forest_set_cards
         for c in fs[1]:
-            mv[f0 + cs.cls[c]] += 1
+            fv[f0 + cs.cls[c]] += 1
         for c in fs[2]:
-            mv[f0 + cs.num_classes + cs.cls[c]] += 1
+            fv[f0 + cs.num_classes + cs.cls[c]] += 1
     if pend is not None and pend["p"] == player and state.fm:
         m0 = at.forest_magic
         for c in state.fm:
-            mv[m0 + cs.cls[c]] += 1
+            fv[m0 + cs.cls[c]] += 1
         m0 = at.forest_magic_placed
         for i, c in enumerate(state.fm_order):
-            mv[m0 + i * cs.num_classes + cs.cls[c]] = 1
+            fv[m0 + i * cs.num_classes + cs.cls[c]] = 1
         if state.fm_keep >= 0:
-            mv[at.forest_magic_kept + cs.cls[state.fm_keep]] = 1
+            fv[at.forest_magic_kept + cs.cls[state.fm_keep]] = 1
     # finals_known, finals_state and finals_seen lie one after the other and change only when a
     # final is looked at or revealed (rules.py clears the memo there): one copy of this viewer's
     # rows (the loop over positions and seats cost ~2.5-4.5 us an observation)
@@ -544,25 +547,25 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
         mv[bx0:bx0 + len(TRAP_EFFECTS) + 1] = memo[1]
     cb = state.combat
     if cb is not None:
-        mv[at.combat_kind + (0 if cb["t"] == "forest" else 1)] = 1
+        fv[at.combat_kind + (0 if cb["t"] == "forest" else 1)] = 1
         s0 = at.combat_seats
-        mv[s0 + (cb["a"] - player) % n] = 1
+        fv[s0 + (cb["a"] - player) % n] = 1
         if cb["d"] >= 0:
-            mv[s0 + n + (cb["d"] - player) % n] = 1
+            fv[s0 + n + (cb["d"] - player) % n] = 1
         # (written out and summed in plain loops: a combat is on in a third of the decisions, and
         # the tuple loop and generator sums cost ~1 us of those observations)
         c0 = at.combat_chars
         if cb["fighter"] >= 0:
-            mv[c0 + ci[cb["fighter"]]] = 1
+            fv[c0 + ci[cb["fighter"]]] = 1
         if cb["helper"] >= 0:
-            mv[c0 + nch + ci[cb["helper"]]] = 1
+            fv[c0 + nch + ci[cb["helper"]]] = 1
         if cb["target"] >= 0:
-            mv[c0 + 2 * nch + ci[cb["target"]]] = 1
+            fv[c0 + 2 * nch + ci[cb["target"]]] = 1
         if cb["dh"] >= 0:
-            mv[c0 + 3 * nch + ci[cb["dh"]]] = 1
+            fv[c0 + 3 * nch + ci[cb["dh"]]] = 1
         pts = at.combat_points
-        mv[pts] = cb["ab"] / 10
-        mv[pts + 1] = cb["db"] / 10
+        fv[pts] = cb["ab"] / 10
+        fv[pts + 1] = cb["db"] / 10
         both = cb["pots"]
         for side in (0, 1):
             pots = both[side]
@@ -570,36 +573,36 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
             for _, v, m in pots:
                 if m == 0:
                     on_combat += v
-            mv[pts + 2 + side] = on_combat / 10
-            mv[pts + 4 + side] = len(pots) / 5
+            fv[pts + 2 + side] = on_combat / 10
+            fv[pts + 4 + side] = len(pots) / 5
         ct0 = at.combat_table
         table = cb["table"]
         last = len(table) - 1
         for i in range(len(table)):
             card, side, mode = table[i]
             row = ct0 + (last - i) * (nht + 2)
-            mv[row + ht[card]] = 1
-            mv[row + nht] = side
-            mv[row + nht + 1] = mode
+            fv[row + ht[card]] = 1
+            fv[row + nht] = side
+            fv[row + nht + 1] = mode
         di = at.combat_die
         if cb["win"] >= 0:
-            mv[di] = cb["roll"] / 6
+            fv[di] = cb["roll"] / 6
             on_die = 0
             for _, v, m in both[cb["win"]]:
                 if m == 1:
                     on_die += v
-            mv[di + 1] = on_die / 6
-            mv[di + 2] = cb["resist"] / 6
-            mv[di + 3] = cb["win"] == 0
+            fv[di + 1] = on_die / 6
+            fv[di + 2] = cb["resist"] / 6
+            fv[di + 3] = cb["win"] == 0
     if state.santa:
         # the whole chain, not only the pending roll: after a present explodes on a player with no
         # character to lose nothing else shows whom the die went to
         sc0, w = at.santa_chain, n + 1
         chain = state.santa
         for i, (q, roll) in enumerate(chain[:-SANTA_ROWS - 1:-1]):
-            mv[sc0 + i * w + (q - player) % n] = 1
-            mv[sc0 + i * w + n] = roll / 6
-        mv[at.santa_rolls] = len(chain) / SANTA_ROWS
+            fv[sc0 + i * w + (q - player) % n] = 1
+            fv[sc0 + i * w + n] = roll / 6
+        fv[at.santa_rolls] = len(chain) / SANTA_ROWS
     if pend is not None:
         k = pend["k"]
         plays = state.plays
@@ -614,45 +617,45 @@ def encode(state: AlakazumState, player: int) -> np.ndarray:
             window = len(plays) - 1 if k == "voodoo_window" else -1
             for i, ann in enumerate(plays):
                 row, det = an0 + i * aw, a0 + i * dw
-                mv[row + ANNOUNCED_INDEX[ann["a"]]] = 1
+                fv[row + ANNOUNCED_INDEX[ann["a"]]] = 1
                 if i == window:
-                    mv[row + na] = 1
+                    fv[row + na] = 1
                 if ann["cancelled"]:
-                    mv[row + na + 1] = 1
+                    fv[row + na + 1] = 1
                 if "s" in ann:
-                    mv[det + ann["s"]] = 1
+                    fv[det + ann["s"]] = 1
                 if "cul" in ann:
-                    mv[det + cul0 + ann["cul"]] = 1
+                    fv[det + cul0 + ann["cul"]] = 1
                 if "card" in ann:
-                    mv[det + card0 + ht[ann["card"]]] = 1
+                    fv[det + card0 + ht[ann["card"]]] = 1
                 if "target" in ann:
-                    mv[det + target0 + ci[ann["target"]]] = 1
+                    fv[det + target0 + ci[ann["target"]]] = 1
                 if "by" in ann:
-                    mv[at.cancelled_by + i * n + (ann["by"] - player) % n] = 1
+                    fv[at.cancelled_by + i * n + (ann["by"] - player) % n] = 1
         pm = at.pending_misc
         if "left" in pend:
             if k in ("give_card", "give_recipient"):
-                mv[pm] = pend["left"] / 5
+                fv[pm] = pend["left"] / 5
             else:
-                mv[pm + 3] = pend["left"] / 2
+                fv[pm + 3] = pend["left"] / 2
         if "rem" in pend:
-            mv[pm + 1] = pend["rem"] / 4
+            fv[pm + 1] = pend["rem"] / 4
         if k == "pay_spell":
-            mv[at.spell_paid + pend["s"]] = 1
+            fv[at.spell_paid + pend["s"]] = 1
         if state.staged:
             hp0 = at.hats_paid
             for c in state.staged:
-                mv[hp0 + ht[c]] += 1 / 3
+                fv[hp0 + ht[c]] += 1 / 3
         if "roll" in pend:
-            mv[pm + 2] = pend["roll"] / 6
+            fv[pm + 2] = pend["roll"] / 6
         if cb is not None:
-            mv[pm + 4] = cb["passes"] / 2
+            fv[pm + 4] = cb["passes"] / 2
         if "rest" in pend and k == "voodoo_window":
-            mv[pm + 5] = len(pend["rest"]) / 4
+            fv[pm + 5] = len(pend["rest"]) / 4
         if "to" in pend:
-            mv[at.give_to + (pend["to"] - player) % n] = 1
+            fv[at.give_to + (pend["to"] - player) % n] = 1
         if "mine" in pend:
-            mv[at.levitation + ci[pend["mine"]]] = 1
+            fv[at.levitation + ci[pend["mine"]]] = 1
     return buf
 
 
