@@ -549,9 +549,9 @@ def test_a_card_shuffled_back_into_the_forest_lies_anywhere_in_the_worlds():
 
 
 def test_a_seen_card_another_player_drew_face_down_after_a_reshuffle_moves_in_the_worlds():
-    """Seat 2 of a 5-player game of the recall probe (seed 73; tests/games/alakazum/data) saw a
-    Txapela on the forest deck; the deck was reshuffled and player 4 drew the card face down, and
-    holds it, untouched, 290 moves in. The seat cannot know which hand drew it, or whether it is
+    """Seat 2 of a 5-player game of the recall probe (seed 73; the first 290 moves of the first
+    game of tests/games/alakazum/data/forest_magic_keep_5p.json) saw a Txapela on the forest deck;
+    the deck was reshuffled and player 4 drew the card face down, and holds it, untouched. The seat cannot know which hand drew it, or whether it is
     still in the deck. Before the resampler followed calm cards (``resample._rearrange_deck``)
     every world kept it in player 4's hand (the recall probe met a later position of this game
     where 20 worlds of 20 did); now most put it elsewhere, and each is one the seat cannot tell
@@ -562,9 +562,9 @@ def test_a_seen_card_another_player_drew_face_down_after_a_reshuffle_moves_in_th
     from kabenvs.core.view_history import replayed_digest
     from kabenvs.games.alakazum import resample
 
-    case = json.loads((Path(__file__).parent / "data" / "calm_draw_5p.json").read_text())
+    case = json.loads((Path(__file__).parent / "data" / "forest_magic_keep_5p.json").read_text())
     state = AlakazumGame(num_players=5).new_state(np.random.default_rng(case["deal_seed"]))
-    for a in case["moves"]:
+    for a in (case["common"] + case["a"])[:290]:
         state.apply(a)
     seat, card, holder = 2, 89, 4
     assert card in state.hands[holder] and card not in state.known[seat][holder]
