@@ -133,6 +133,8 @@ def make_model(cfg: dict[str, Any], env: SelfPlayVecEnv, tensorboard_log: str | 
     import torch
     from sb3_contrib import MaskablePPO
 
+    from .rollout_buffer import use_step_major_buffer
+
     alg = cfg["algorithm"]
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[alg["activation"]]
     model = MaskablePPO(
@@ -157,6 +159,7 @@ def make_model(cfg: dict[str, Any], env: SelfPlayVecEnv, tensorboard_log: str | 
     )
     if tensorboard_log is None:
         log_without_temp_folder(model)
+    use_step_major_buffer(model)
     env.pool.set_current(model.policy)
     return model
 
