@@ -118,8 +118,25 @@ def make_env(cfg: dict[str, Any], game: Game, pool: OpponentPool) -> SelfPlayVec
     )
 
 
+def fused_adam_supported(device: str) -> bool:
+    """Whether this torch has Adam's fused kernel for ``device`` (CPU from torch 2.4 on)."""
+    import torch
+
+    try:
+        from stable_baselines3.common.utils import get_device
+
+        torch.optim.Adam([torch.zeros(1, device=get_device(device), requires_grad=True)], fused=True)
+    except (RuntimeError, ValueError, TypeError):
+        return False
+    return True
+
+
 def policy_kwargs(alg: dict[str, Any], activation) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"net_arch": list(alg["net_arch"]), "activation_fn": activation}
+    if fused_adam_supported(alg["device"]):
+        # The same Adam (SB3's eps for PPO) in one fused kernel: its step over the trunk's
+        # thousands-of-columns weights took 1.8 ms of foreach calls per minibatch, 0.17 fused.
+        kwargs["optimizer_kwargs"] = {"eps": 1e-5, "fused": True}
     if alg["trunk"]:
         from kabenvs.agents.policy import TrunkExtractor
 

@@ -1,0 +1,40 @@
+"""PPO's optimizer is SB3's Adam (eps 1e-5) in torch's fused kernel where this torch has one."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("sb3_contrib")
+import numpy as np
+import torch
+
+from training import build
+from training.build import fused_adam_supported, policy_kwargs
+
+from .test_rollout_buffer import _model
+
+
+def test_the_model_steps_with_sb3s_adam_fused():
+    model = _model("kabaleo_v0", 2, 8, 8)
+    group = model.policy.optimizer.param_groups[0]
+    assert isinstance(model.policy.optimizer, torch.optim.Adam) and group["eps"] == 1e-5
+    assert group["fused"] is True and fused_adam_supported("cpu")  # torch 2.4 on has it for the CPU
+
+
+def test_fused_training_matches_the_foreach_adam_to_float_rounding(monkeypatch):
+    fused = _model("kabaleo_v0", 2, 16, 8)
+    monkeypatch.setattr(build, "fused_adam_supported", lambda device: False)
+    plain = _model("kabaleo_v0", 2, 16, 8)
+    assert plain.policy.optimizer.param_groups[0]["fused"] is None  # SB3's default Adam
+    assert policy_kwargs({"net_arch": [8], "trunk": 0, "device": "cpu"}, torch.nn.ReLU) == {
+        "net_arch": [8], "activation_fn": torch.nn.ReLU}
+    for model in (fused, plain):
+        torch.manual_seed(0)
+        np.random.seed(0)  # the buffer's minibatch permutation
+        model.learn(32)  # one rollout, one update: the same samples, so only rounding may differ
+    moved = 0
+    for (name, a), (_, b), before in zip(fused.policy.state_dict().items(), plain.policy.state_dict().items(),
+                                         _model("kabaleo_v0", 2, 16, 8).policy.state_dict().values()):
+        assert torch.allclose(a, b, rtol=0, atol=1e-5), name
+        moved += int(not torch.equal(a, before))
+    assert moved > 0  # the weights did train
