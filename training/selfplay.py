@@ -27,7 +27,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from kabenvs.agents.base import Decision
-from kabenvs.agents.policy import policy_actions
+from kabenvs.agents.numpy_actor import opponent_actions
 from kabenvs.core.game import Game, State
 from .pool import BOT_KINDS, OpponentPool
 
@@ -123,7 +123,7 @@ class SelfPlayVecEnv(VecEnv):
                     masks = np.stack([self.states[i].legal_mask() for i in idx])
                     first = self.states[idx[0]].current_player
                     policy = self.seat_policies[idx[0]][first]  # one key, one network
-                    acts = policy_actions(policy, obs, masks, self.deterministic_opponents, self.rng)
+                    acts = opponent_actions(policy, obs, masks, self.deterministic_opponents, self.rng)
                     chosen.extend(zip(idx, acts.tolist()))
             self.time_opponents += time.perf_counter() - t0
             for i, a in chosen:

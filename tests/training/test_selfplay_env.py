@@ -127,13 +127,13 @@ def test_opponent_decisions_are_batched_one_forward_pass_per_policy_group(monkey
     make_model(cfg, env)
     pool.add_snapshot(1)
     calls = []
-    real = sp.policy_actions
+    real = sp.opponent_actions
 
     def counting(policy, obs, masks, *a, **k):
         calls.append(len(obs))
         return real(policy, obs, masks, *a, **k)
 
-    monkeypatch.setattr(sp, "policy_actions", counting)
+    monkeypatch.setattr(sp, "opponent_actions", counting)
     env.reset()
     calls.clear()
     rng = np.random.default_rng(0)
