@@ -65,7 +65,8 @@ class NumpyActor:
 
 _steps = 0  # optimizer steps taken in this process (any optimizer), once counting has begun
 _counting = False
-_cache: "weakref.WeakKeyDictionary[Any, tuple[tuple, NumpyActor | None]]" = weakref.WeakKeyDictionary()
+# per policy: (its parameters, the key of the weights copied, the copy)
+_cache: "weakref.WeakKeyDictionary[Any, tuple[list, tuple, NumpyActor | None]]" = weakref.WeakKeyDictionary()
 
 
 def _count_step(optimizer, args, kwargs) -> None:
@@ -87,18 +88,21 @@ def numpy_actor(policy) -> NumpyActor | None:
     weights), or None where it does not apply (weights off the CPU, an architecture the safe
     format does not describe): the caller then uses torch."""
     _count_optimizer_steps()
-    params = list(policy.parameters())
+    cached = _cache.get(policy)
+    # The parameter list is looked up once per policy (SB3 walks its modules for it: ~10 us a
+    # call). Weights are loaded and trained in place (copy_, optimizer steps), never by swapping
+    # Parameter objects, so the list stays the policy's.
+    params = cached[0] if cached is not None else list(policy.parameters())
     if not params or any(p.device.type != "cpu" for p in params):
         return None
     key = (tuple(p._version for p in params), _steps if any(p.requires_grad for p in params) else 0)
-    cached = _cache.get(policy)
-    if cached is not None and cached[0] == key:
-        return cached[1]
+    if cached is not None and cached[1] == key:
+        return cached[2]
     try:
         actor = NumpyActor.from_tensors(*actor_of_sb3_policy(policy))
     except (ModelLoadError, AttributeError):
         actor = None
-    _cache[policy] = (key, actor)
+    _cache[policy] = (params, key, actor)
     return actor
 
 
