@@ -257,9 +257,9 @@ class Trainer:
                         from .build import log_without_temp_folder
 
                         log_without_temp_folder(self.model)
-                    from .rollout_buffer import use_step_major_buffer
+                    from .build import prepare_learner
 
-                    use_step_major_buffer(self.model)
+                    prepare_learner(self.model)
                 except Exception as exc:  # a checkpoint that passed the checks but does not load
                     problem = f"it does not load ({type(exc).__name__})"
             if problem is not None:

@@ -26,8 +26,7 @@ def test_fused_training_matches_the_foreach_adam_to_float_rounding(monkeypatch):
     monkeypatch.setattr(build, "fused_adam_supported", lambda device: False)
     plain = _model("kabaleo_v0", 2, 16, 8)
     assert plain.policy.optimizer.param_groups[0]["fused"] is None  # SB3's default Adam
-    assert policy_kwargs({"net_arch": [8], "trunk": 0, "device": "cpu"}, torch.nn.ReLU) == {
-        "net_arch": [8], "activation_fn": torch.nn.ReLU}
+    assert "optimizer_kwargs" not in policy_kwargs({"net_arch": [8], "trunk": 0, "device": "cpu"}, torch.nn.ReLU)
     for model in (fused, plain):
         torch.manual_seed(0)
         np.random.seed(0)  # the buffer's minibatch permutation
@@ -38,3 +37,22 @@ def test_fused_training_matches_the_foreach_adam_to_float_rounding(monkeypatch):
         assert torch.allclose(a, b, rtol=0, atol=1e-5), name
         moved += int(not torch.equal(a, before))
     assert moved > 0  # the weights did train
+
+
+def test_a_saved_model_loads_and_gets_the_kernel_of_the_torch_it_runs_on(tmp_path, monkeypatch):
+    from sb3_contrib import MaskablePPO
+
+    from training.build import prepare_learner
+    from training.rollout_buffer import StepMajorRolloutBuffer
+
+    model = _model("kabaleo_v0", 2, 8, 8)
+    model.save(tmp_path / "m.zip")
+    loaded = MaskablePPO.load(tmp_path / "m.zip", env=model.env)
+    assert loaded.policy_kwargs.get("optimizer_kwargs") is None  # nothing of it stored in the archive
+    prepare_learner(loaded)  # what a resumed run does after loading
+    assert loaded.policy.optimizer.param_groups[0]["fused"] is True
+    assert type(loaded.rollout_buffer) is StepMajorRolloutBuffer
+    monkeypatch.setattr(build, "fused_adam_supported", lambda device: False)  # a torch without it
+    prepare_learner(loaded)
+    assert loaded.policy.optimizer.param_groups[0]["fused"] is None
+    loaded.learn(16)  # steps with the plain Adam
