@@ -58,9 +58,7 @@ class NumpyActor:
                 _ACTIVATIONS[act](h)
             h = h @ w + b
             act = next_act
-        if act is not None:  # a network that is only its first layer (no head) is not built here
-            _ACTIVATIONS[act](h)
-        return h
+        return h  # the head's output: no activation (from_tensors always ends with the head)
 
 
 _steps = 0  # optimizer steps taken in this process (any optimizer), once counting has begun
