@@ -18,7 +18,9 @@ def test_the_model_steps_with_sb3s_adam_fused():
     model = _model("kabaleo_v0", 2, 8, 8)
     group = model.policy.optimizer.param_groups[0]
     assert isinstance(model.policy.optimizer, torch.optim.Adam) and group["eps"] == 1e-5
-    assert group["fused"] is True and fused_adam_supported("cpu")  # torch 2.4 on has it for the CPU
+    has_kernel = tuple(int(x) for x in torch.__version__.split("+")[0].split(".")[:2]) >= (2, 4)  # CPU kernel
+    assert fused_adam_supported("cpu") is has_kernel
+    assert group["fused"] is (True if has_kernel else None)
 
 
 def test_fused_training_matches_the_foreach_adam_to_float_rounding(monkeypatch):
@@ -49,6 +51,7 @@ def test_a_saved_model_loads_and_gets_the_kernel_of_the_torch_it_runs_on(tmp_pat
     model.save(tmp_path / "m.zip")
     loaded = MaskablePPO.load(tmp_path / "m.zip", env=model.env)
     assert loaded.policy_kwargs.get("optimizer_kwargs") is None  # nothing of it stored in the archive
+    monkeypatch.setattr(build, "fused_adam_supported", lambda device: True)  # a torch with it
     prepare_learner(loaded)  # what a resumed run does after loading
     assert loaded.policy.optimizer.param_groups[0]["fused"] is True
     assert type(loaded.rollout_buffer) is StepMajorRolloutBuffer
