@@ -257,9 +257,6 @@ class Trainer:
                         from .build import log_without_temp_folder
 
                         log_without_temp_folder(self.model)
-                    from .build import prepare_learner
-
-                    prepare_learner(self.model)
                 except Exception as exc:  # a checkpoint that passed the checks but does not load
                     problem = f"it does not load ({type(exc).__name__})"
             if problem is not None:
@@ -272,6 +269,9 @@ class Trainer:
         else:
             self._start_over(tb, skipped)
             return
+        from .build import prepare_learner
+
+        prepare_learner(self.model)  # outside the loading's try: a failure here is no broken checkpoint
         self._seconds_before = float(self.progress.get("train_seconds", 0.0))
         step = self.model.num_timesteps
         ck.trim_csv(self.run.csv, CSV_FIELDS, step)  # evaluations after the checkpoint are redone
