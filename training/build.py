@@ -133,16 +133,19 @@ def fused_adam_supported(device: str) -> bool:
 
 def prepare_learner(model) -> None:
     """What a new or loaded MaskablePPO model gets before it learns, none of it saved with it: the
-    step-major rollout buffer (training/rollout_buffer.py) and, where this torch has the kernel,
+    step-major rollout buffer (training/rollout_buffer.py), the masked categorical distribution
+    without torch's slow paths (training/distribution.py) and, where this torch has the kernel,
     Adam fused: the same Adam (SB3's eps for PPO), whose step over the trunk's thousands of
     columns took 1.8 ms of foreach calls a minibatch, 0.17 fused. Set on the optimizer each time
     rather than stored in the model's arguments, so a checkpoint resumes under a torch without
     the kernel, and an older checkpoint gets it."""
     import torch
 
+    from .distribution import use_lean_distribution
     from .rollout_buffer import use_step_major_buffer
 
     use_step_major_buffer(model)
+    use_lean_distribution(model.policy)
     optimizer = model.policy.optimizer
     if isinstance(optimizer, torch.optim.Adam):
         fused = fused_adam_supported(str(model.device))

@@ -97,9 +97,11 @@ def test_resume_passes_over_broken_files_and_says_which_checkpoint(tmp_path):
     assert reports and trainer2.model.num_timesteps >= 384
     # the loaded model learned with what a new one gets (training/build.py prepare_learner)
     from training.build import fused_adam_supported
+    from training.distribution import LeanMaskableCategoricalDistribution
     from training.rollout_buffer import StepMajorRolloutBuffer
 
     assert type(trainer2.model.rollout_buffer) is StepMajorRolloutBuffer
+    assert type(trainer2.model.policy.action_dist) is LeanMaskableCategoricalDistribution
     assert trainer2.model.policy.optimizer.param_groups[0]["fused"] is (fused_adam_supported("cpu") or None)
     rows = list(csv.DictReader(open(run.csv)))
     assert all(r["elapsed_s"] for r in rows) and "999999" not in {r["step"] for r in rows}
