@@ -432,12 +432,19 @@ def _make_trunk_extractor():
                 # stays the plain product, so a saved model acts exactly as before. Not when the
                 # caller wants gradients by the observation itself (saliency): a zero entry
                 # still has one.
-                used = observations.abs().sum(dim=0).nonzero().squeeze(1)
+                used = _used_columns(observations)
                 if used.numel() < _GATHER_BELOW * observations.shape[1]:
                     linear = self.net[1]
                     return self.net[2](torch.nn.functional.linear(
                         observations.index_select(1, used), linear.weight.index_select(1, used), linear.bias))
             return self.net(observations)
+
+    def _used_columns(observations):
+        """The columns some row uses (a nonzero entry, NaN included), ascending."""
+        if observations.device.type == "cpu":
+            # numpy's any over the rows: a quarter to a third of torch's abs().sum() over them
+            return torch.from_numpy(np.flatnonzero(observations.numpy().any(axis=0)))
+        return observations.abs().sum(dim=0).nonzero().squeeze(1)
 
     TrunkExtractor.__module__ = __name__
     TrunkExtractor.__qualname__ = "TrunkExtractor"

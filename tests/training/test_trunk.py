@@ -93,3 +93,22 @@ def test_gradients_by_the_observation_are_the_plain_products(monkeypatch):
     assert widths == [obs.shape[1]]
     zero = obs.detach() == 0
     assert torch.count_nonzero(grad[zero]) > 0  # a zero entry still moves the output
+
+
+def test_a_column_is_used_by_any_nonzero_entry_negative_or_nan_but_not_a_negative_zero(monkeypatch):
+    trunk = _trunk(40)
+    obs = torch.zeros(6, 40)
+    obs[0, 3] = -2.0
+    obs[4, 17] = float("nan")
+    obs[5, 30] = 1e-40  # a subnormal is still a value
+    obs[2, 9] = -0.0
+    widths = _widths(monkeypatch)
+    out = trunk(obs)
+    assert widths == [3]  # columns 3, 17 and 30
+    assert torch.isnan(out[4]).all() and not torch.isnan(out[:4]).any()
+    plain = trunk.net(obs)
+    assert torch.allclose(out[:4], plain[:4], atol=1e-6)
+    # a strided view (every other row of a larger batch) reads the same columns
+    big = torch.zeros(12, 40)
+    big[::2] = obs
+    assert torch.allclose(trunk(big[::2])[:4], out[:4], atol=1e-6)
