@@ -75,3 +75,16 @@ def test_a_minibatch_does_not_share_memory_with_the_buffer():
     for sample in buffer.get(4):
         sample.observations.add_(1.0)  # a caller that edits its minibatch in place
     assert np.array_equal(buffer.observations, before)
+
+
+def test_a_rollout_writes_into_the_arrays_of_the_last_and_starts_with_masks_of_ones():
+    model = _model("kabaleo_v0", 2, 8, 4)
+    model.learn(16)
+    buffer = model.rollout_buffer
+    arrays = {name: id(getattr(buffer, name)) for name in ("observations", "actions", "action_masks", "values")}
+    assert not buffer.action_masks.all()  # the rollout's masks were written
+    buffer.reset()
+    assert buffer.pos == 0 and not buffer.full and buffer.action_masks.all()
+    assert {name: id(getattr(buffer, name)) for name in arrays} == arrays  # kept, not allocated again
+    model.learn(16)  # (and the bit-for-bit test above trains over two rollouts through it)
+    assert id(buffer.observations) == arrays["observations"] and not buffer.action_masks.all()
