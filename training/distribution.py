@@ -75,15 +75,16 @@ class MaskedLogits:
         # action has probability 0 exactly (exp(-1e8 - max) is 0 in float32), so it never ends a
         # step of the CDF; the one case past the end (u * total rounded up to total) takes the
         # last legal action.
-        with th.no_grad():
-            probs = self.probs
-            cdf = probs.cumsum(-1)
-            u = th.rand(cdf.shape[:-1] + (1,), dtype=cdf.dtype, device=cdf.device) * cdf[..., -1:]
-            actions = th.searchsorted(cdf, u, right=True).squeeze(-1)
-            past = actions >= probs.shape[-1]
-            if bool(past.any()):
-                last_legal = probs.shape[-1] - 1 - (probs.flip(-1) > 0).to(th.int8).argmax(-1)
-                actions = th.where(past, last_legal, actions)
+        # (detached, not under no_grad: the probabilities are kept for a later entropy, which
+        # may need their gradient)
+        probs = self.probs.detach()
+        cdf = probs.cumsum(-1)
+        u = th.rand(cdf.shape[:-1] + (1,), dtype=cdf.dtype, device=cdf.device) * cdf[..., -1:]
+        actions = th.searchsorted(cdf, u, right=True).squeeze(-1)
+        past = actions >= probs.shape[-1]
+        if bool(past.any()):
+            last_legal = probs.shape[-1] - 1 - (probs.flip(-1) > 0).to(th.int8).argmax(-1)
+            actions = th.where(past, last_legal, actions)
         return actions
 
 

@@ -126,3 +126,17 @@ def test_a_loaded_model_gets_it_only_from_prepare_learner_and_snapshots_still_co
     prepare_learner(loaded)
     assert type(loaded.policy.action_dist) is LeanMaskableCategoricalDistribution
     loaded.learn(16)
+
+
+def test_sampling_first_leaves_the_entropys_gradient_in_place():
+    logits, masks = _batch(rows=8, actions=20, seed=6)
+    raw = logits.clone().requires_grad_(True)
+    dist = MaskedLogits(raw)
+    dist.apply_masking(masks)
+    dist.sample()  # reads (and keeps) the probabilities
+    (grad,) = torch.autograd.grad(dist.entropy().sum(), [raw])
+    fresh = logits.clone().requires_grad_(True)
+    other = MaskedLogits(fresh)
+    other.apply_masking(masks)
+    (expected,) = torch.autograd.grad(other.entropy().sum(), [fresh])
+    assert torch.allclose(grad, expected) and grad.abs().sum() > 0
