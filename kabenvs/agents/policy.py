@@ -236,6 +236,29 @@ def masked_logits(policy, observations: np.ndarray, masks: np.ndarray) -> np.nda
     return np.where(masks.astype(bool), logits, -np.inf)
 
 
+def policy_logits_and_values(policy, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """``masked_logits`` and ``policy_values`` of one batch in one pass: where the actor and the
+    critic share their features (the trunk), it runs once. The same modules on the same numbers,
+    so the same results as the two calls, bit for bit (a search's leaf needs both)."""
+    import torch as th
+
+    with th.no_grad():
+        obs = th.as_tensor(observations, dtype=th.float32, device=_device_of(policy))
+        if isinstance(policy, ActorNetwork):
+            logits, values = policy.logits_and_values(obs)
+        else:
+            features = policy.extract_features(obs, policy.pi_features_extractor)
+            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+            if not hasattr(policy, "predict_values"):
+                values = None
+            elif policy.vf_features_extractor is not policy.pi_features_extractor:
+                values = policy.predict_values(obs)
+            else:  # predict_values with the features above (SB3's own steps after them)
+                values = policy.value_net(policy.mlp_extractor.forward_critic(features))
+    logits = np.where(masks.astype(bool), logits.cpu().numpy(), -np.inf)
+    return logits, (None if values is None else values.cpu().numpy().reshape(-1))
+
+
 def _device_of(policy):
     """Where the policy's weights are: a learner trained with ``algorithm.device: cuda`` also
     plays its own training opponents (``self``, snapshots), so its inputs go to the GPU and its
@@ -464,5 +487,5 @@ def __getattr__(name: str):
 __all__ = [
     "ModelLoadError", "PolicyAgent", "check_compatible", "export_model", "game_metadata", "load_agent",
     "load_sb3_model", "model_exists", "model_hash", "model_kind", "model_metadata", "model_paths",
-    "policy_actions", "policy_values", "read_metadata", "save_model",
+    "policy_actions", "policy_logits_and_values", "policy_values", "read_metadata", "save_model",
 ]

@@ -339,9 +339,10 @@ class ActorNetwork:
     """A loaded safe model's network: observation batch -> action logits (torch, no grad), and,
     when the file holds a critic, -> values (``has_value``)."""
 
-    def __init__(self, layers, value_layers=None) -> None:
+    def __init__(self, layers, value_layers=None, shared: int = 0) -> None:
         self.layers = layers  # torch.nn.Sequential
         self.value_layers = value_layers  # torch.nn.Sequential or None
+        self.shared = shared  # how many leading modules (the trunk) the two stacks share
 
     @property
     def has_value(self) -> bool:
@@ -359,6 +360,14 @@ class ActorNetwork:
         if self.value_layers is None:
             raise ModelLoadError("this safe model holds no value head (saved without the critic)")
         return self.value_layers(obs)
+
+    def logits_and_values(self, obs):
+        """``action_logits`` and ``values`` (None without a critic) with the shared trunk run
+        once: the same modules on the same numbers, so the same results as the two calls."""
+        k = self.shared
+        h = self.layers[:k](obs) if k else obs
+        logits = self.layers[k:](h)
+        return logits, (None if self.value_layers is None else self.value_layers[k:](h))
 
 
 def build_actor(meta: dict[str, Any], tensors: dict[str, Any]) -> ActorNetwork:
@@ -388,7 +397,7 @@ def build_actor(meta: dict[str, Any], tensors: dict[str, Any]) -> ActorNetwork:
     value = meta.get("value_network")
     # the critic reads the same trunk modules as the actor: one set of shared weights
     value_layers = None if value is None else head(features, "value_hidden", value["hidden"], value["activation"], "value")
-    return ActorNetwork(layers, value_layers)
+    return ActorNetwork(layers, value_layers, shared=len(features))
 
 
 # -- files -----------------------------------------------------------------------------------------

@@ -148,3 +148,34 @@ def test_a_tampered_value_tensor_fails_the_hash_check(saved, tmp_path):
         load_agent(tmp_path / "t", game)
     with pytest.raises(ConfigError, match="do not match their metadata"):
         search_agent_from_spec(f"search:model={tmp_path / 't'},sims=6", game, seed=5)
+
+
+@pytest.mark.parametrize("trunk", [0, 16])
+def test_one_pass_logits_and_values_equal_the_two_calls_bit_for_bit(trunk, tmp_path):
+    """A search leaf asks for both in one pass (the trunk once): the same numbers, bit for bit."""
+    from kabenvs.agents.policy import (
+        load_agent, load_sb3_model, masked_logits, policy_logits_and_values, policy_values, sample_decisions,
+    )
+
+    cfg = validate({
+        "game": {"env_id": "kabaal_v0", "num_players": 2},
+        "algorithm": {"n_envs": 2, "n_steps": 8, "batch_size": 16, "trunk": trunk, "net_arch": [12]},
+        "self_play": {"opponents": {"random": 1.0}},
+    })
+    game = make_game("kabaal_v0", num_players=2)
+    env = make_env(cfg, game, make_pool(cfg, game, warn=False))
+    path = save_model(make_model(cfg, env), tmp_path / "model.zip", game)
+    model, _ = load_sb3_model(path, game, trust_pickle=True)
+    model.policy.set_training_mode(False)
+    network = load_agent(path.with_suffix(""), game).policy
+    assert network.shared == (2 if trunk else 0)
+    older = load_agent(actor_only(path, tmp_path / "old"), game).policy  # no critic
+    obs, masks = sample_decisions(game, count=24, seed=7)
+    for policy in (model.policy, network, older):
+        logits, values = policy_logits_and_values(policy, obs, masks)
+        assert np.array_equal(logits, masked_logits(policy, obs, masks))
+        expected = policy_values(policy, obs)
+        if expected is None:
+            assert values is None and policy is older
+        else:
+            assert np.array_equal(values, expected)

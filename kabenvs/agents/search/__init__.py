@@ -198,7 +198,7 @@ def model_prior(path: str, game: Game, trust_pickle: bool = False, temperature: 
     ``prior.has_values`` is False: leaves are then rolled out. ``temperature`` > 1 flattens the
     probabilities (exp(logit / temperature)): trained policies are often near-certain (a top
     move of 0.95-1.0), and PUCT then hardly visits anything else."""
-    from kabenvs.agents.policy import load_agent, masked_logits, policy_values
+    from kabenvs.agents.policy import load_agent, policy_logits_and_values, policy_values
     from kabenvs.agents.safe_model import ActorNetwork
 
     agent = load_agent(path, game, seed=0, deterministic=True, trust_pickle=trust_pickle)
@@ -207,10 +207,12 @@ def model_prior(path: str, game: Game, trust_pickle: bool = False, temperature: 
 
     def prior(state: State, player: int):
         obs = state.observation(player)[None, :].astype(np.float32)
-        value = float(policy_values(policy, obs)[0]) if has_values else None
         if player != state.current_player:
-            return None, value
-        logits = masked_logits(policy, obs, state.legal_mask()[None, :])[0]
+            return None, (float(policy_values(policy, obs)[0]) if has_values else None)
+        # one pass for both (the trunk once): the same numbers as the two calls
+        logits, values = policy_logits_and_values(policy, obs, state.legal_mask()[None, :])
+        logits = logits[0]
+        value = float(values[0]) if has_values else None
         finite = np.isfinite(logits)
         probs = np.zeros_like(logits, dtype=np.float64)
         probs[finite] = np.exp((logits[finite] - logits[finite].max()) / temperature)
