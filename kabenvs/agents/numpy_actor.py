@@ -83,19 +83,23 @@ def _count_optimizer_steps() -> None:
 
 def numpy_actor(policy) -> NumpyActor | None:
     """The numpy copy of an SB3 actor-critic policy's acting half (built once per change of its
-    weights), or None where it does not apply (weights off the CPU, an architecture the safe
-    format does not describe): the caller then uses torch."""
+    weights), or None where it does not apply (weights off the CPU when the copy would be built,
+    an architecture the safe format does not describe): the caller then uses torch."""
     _count_optimizer_steps()
     cached = _cache.get(policy)
     # The parameter list is looked up once per policy (SB3 walks its modules for it: ~10 us a
     # call). Weights are loaded and trained in place (copy_, optimizer steps), never by swapping
     # Parameter objects, so the list stays the policy's.
     params = cached[0] if cached is not None else list(policy.parameters())
-    if not params or any(p.device.type != "cpu" for p in params):
-        return None
     key = (tuple(p._version for p in params), _steps if any(p.requires_grad for p in params) else 0)
     if cached is not None and cached[1] == key:
+        # (the weights' device is checked only when the copy is built: a copy of the same
+        # weights stays right wherever they moved since, and weights that train on a GPU are
+        # stepped by an optimizer, which forces the check again)
         return cached[2]
+    if not params or any(p.device.type != "cpu" for p in params):
+        _cache[policy] = (params, key, None)
+        return None
     try:
         actor = NumpyActor.from_tensors(*actor_of_sb3_policy(policy))
     except (ModelLoadError, AttributeError):

@@ -92,3 +92,11 @@ def test_torch_plays_where_the_numpy_actor_does_not_apply(monkeypatch):
     rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
     assert np.array_equal(na.opponent_actions(policy, obs, masks, False, rng_a),
                           policy_actions(policy, obs, masks, False, rng_b))
+
+
+def test_weights_off_the_cpu_when_the_copy_would_be_built_give_none():
+    model = _model("kabaleo_v0", 16, "relu")
+    na._cache.clear()
+    policy = model.policy.to("meta")  # (no GPU here: another device that is not the CPU)
+    assert na.numpy_actor(policy) is None
+    assert na.numpy_actor(policy) is None  # and again from the cache
