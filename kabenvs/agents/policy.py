@@ -464,7 +464,7 @@ def _make_trunk_extractor():
 
     def _used_columns(observations):
         """The columns some row uses (a nonzero entry, NaN included), ascending."""
-        if observations.device.type == "cpu":
+        if observations.device.type == "cpu" and observations.dtype in (torch.float32, torch.float64):
             # numpy's any over the rows: a quarter to a third of torch's abs().sum() over them
             return torch.from_numpy(np.flatnonzero(observations.numpy().any(axis=0)))
         return observations.abs().sum(dim=0).nonzero().squeeze(1)

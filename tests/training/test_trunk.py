@@ -112,3 +112,13 @@ def test_a_column_is_used_by_any_nonzero_entry_negative_or_nan_but_not_a_negativ
     big = torch.zeros(12, 40)
     big[::2] = obs
     assert torch.allclose(trunk(big[::2])[:4], out[:4], atol=1e-6)
+
+
+def test_the_column_scan_of_a_dtype_numpy_lacks_reads_the_same_columns(monkeypatch):
+    trunk = _trunk(40).to(torch.bfloat16)
+    obs = torch.zeros(6, 40, dtype=torch.bfloat16)
+    obs[1, 5] = -1.0
+    obs[3, 22] = 0.5
+    widths = _widths(monkeypatch)
+    out = trunk(obs)  # bfloat16 has no numpy dtype: torch's own scan
+    assert widths == [2] and out.dtype == torch.bfloat16
