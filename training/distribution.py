@@ -31,6 +31,7 @@ class MaskedLogits:
     def __init__(self, raw: th.Tensor):
         self._raw = raw
         self.masks: th.Tensor | None = None
+        self._masked_raw: th.Tensor | None = None  # the logits with -1e8 on illegal actions
         self._logits: th.Tensor | None = None
         self._probs: th.Tensor | None = None
 
@@ -39,12 +40,15 @@ class MaskedLogits:
             self.masks = None
         else:
             self.masks = th.as_tensor(masks, dtype=th.bool, device=self._raw.device).reshape(self._raw.shape)
-        self._logits = self._probs = None
+        self._masked_raw = self._logits = self._probs = None
 
     def _masked(self) -> th.Tensor:
-        if self.masks is None:
-            return self._raw
-        return th.where(self.masks, self._raw, th.tensor(HUGE_NEG, dtype=self._raw.dtype, device=self._raw.device))
+        # once for both the log-probabilities and the probabilities
+        if self._masked_raw is None:
+            raw = self._raw
+            self._masked_raw = raw if self.masks is None else th.where(
+                self.masks, raw, th.tensor(HUGE_NEG, dtype=raw.dtype, device=raw.device))
+        return self._masked_raw
 
     @property
     def logits(self) -> th.Tensor:

@@ -229,11 +229,22 @@ def masked_logits(policy, observations: np.ndarray, masks: np.ndarray) -> np.nda
     with th.no_grad():
         obs = th.as_tensor(observations, dtype=th.float32, device=_device_of(policy))
         if isinstance(policy, ActorNetwork):  # a safe model: the same layers, rebuilt from its tensors
-            return np.where(masks.astype(bool), policy.action_logits(obs).cpu().numpy(), -np.inf)
-        features = policy.extract_features(obs, policy.pi_features_extractor)
-        latent = policy.mlp_extractor.forward_actor(features)
-        logits = policy.action_net(latent).cpu().numpy()
-    return np.where(masks.astype(bool), logits, -np.inf)
+            logits = policy.action_logits(obs)
+        else:
+            logits = _sb3_actor_logits(policy, _sb3_features(policy, obs))
+    return _masked(logits, masks)
+
+
+def _sb3_features(policy, obs):
+    return policy.extract_features(obs, policy.pi_features_extractor)
+
+
+def _sb3_actor_logits(policy, features):
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+def _masked(logits, masks: np.ndarray) -> np.ndarray:
+    return np.where(masks.astype(bool), logits.cpu().numpy(), -np.inf)
 
 
 def policy_logits_and_values(policy, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
@@ -247,16 +258,15 @@ def policy_logits_and_values(policy, observations: np.ndarray, masks: np.ndarray
         if isinstance(policy, ActorNetwork):
             logits, values = policy.logits_and_values(obs)
         else:
-            features = policy.extract_features(obs, policy.pi_features_extractor)
-            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+            features = _sb3_features(policy, obs)
+            logits = _sb3_actor_logits(policy, features)
             if not hasattr(policy, "predict_values"):
                 values = None
             elif policy.vf_features_extractor is not policy.pi_features_extractor:
                 values = policy.predict_values(obs)
             else:  # predict_values with the features above (SB3's own steps after them)
                 values = policy.value_net(policy.mlp_extractor.forward_critic(features))
-    logits = np.where(masks.astype(bool), logits.cpu().numpy(), -np.inf)
-    return logits, (None if values is None else values.cpu().numpy().reshape(-1))
+    return _masked(logits, masks), (None if values is None else values.cpu().numpy().reshape(-1))
 
 
 def _device_of(policy):
