@@ -9,7 +9,7 @@ identity). We
    from it later (``visible``), which physical card each hidden choice of the history took (a
    card given away, a Forest Magic card kept or put back), and what each Alakazum showed a hand
    not to hold. This analysis replay routes identical copies canonically: when another hand gives
-   up a card of a type, a copy ``p`` has seen leaves first. Which copy leaves is no information,
+   up a card of a type, a copy ``p`` knows is in that hand leaves first, else one it has seen. Which copy leaves is no information,
    so every history ``p`` cannot tell apart ends with the same seen cards in the same places, and
    the worlds drawn depend on what ``p`` saw, not on how the truth happened to route its copies;
    the rest works on this canonical present;
@@ -831,7 +831,8 @@ def _trade_calm_places(orders: list[list[int]], present: "AlakazumState", p: int
 
 def _route_seen_copies_first(replay: "AlakazumState", p: int, seen: set[int]) -> None:
     """Make ``replay`` take, whenever another hand gives up a card of a type (played, paid, given
-    away), a copy ``p`` has seen before one it has not (among identical copies).
+    away), a copy ``p`` knows is in that hand, else a copy ``p`` has seen, before one it has not
+    (among identical copies).
 
     Which copy leaves is no information (copies are identical, knowledge is by type), but the
     resampler keeps seen cards by id: the engine takes the last copy in the hand, so a history
@@ -845,6 +846,15 @@ def _route_seen_copies_first(replay: "AlakazumState", p: int, seen: set[int]) ->
 
     def find(q: int, t: int) -> int:
         if q != p:
+            # First a copy p knows is in that hand: seeing a card of the type leave, p forgets
+            # the first known copy of it (rules ``_row_loses``), so the analysis has that one
+            # leave. Sending another seen copy instead kept the known one in the hand, unknown
+            # now and pinned by id, where a history with one copy there pins none (the shared
+            # kit, KIT_SEED=19: a world's worlds held a second Combat potion +2 in that hand 40
+            # times in 40, the truth's once).
+            for c in replay.known[p][q]:
+                if ht[c] == t:
+                    return c
             hand = replay.hands[q]
             for i in range(len(hand) - 1, -1, -1):
                 c = hand[i]

@@ -549,6 +549,34 @@ def test_a_card_shuffled_back_into_the_forest_lies_anywhere_in_the_worlds():
         assert w.observation(seat).tobytes() == state.observation(seat).tobytes()
 
 
+def test_a_copy_the_seat_knows_leaves_first_so_no_seen_copy_stays_pinned_in_that_hand():
+    """Seat 4 of a 5-player game met by the shared kit (``KIT_SEED=19``): player 0 held a Combat
+    potion +2 the seat knew of, played one in view and took one back from the market. In a world
+    the resampler drew, player 0 had also drawn face down a second copy the seat had once seen,
+    and the world's own engine played that one. Seeing a card of the type leave, the seat forgets
+    its known copy (rules ``_row_loses``); the analysis replay used to send the other seen copy
+    out instead, so the known one stayed in the hand, unknown now and pinned by id, and the
+    world's worlds held a second Combat potion +2 there 40 times in 40 where the truth's held one
+    once (z = 39). The known copy now leaves first; worlds of the two follow one distribution."""
+    import json
+    from pathlib import Path
+
+    from kabenvs.games.alakazum import resample
+
+    case = json.loads((Path(__file__).parent / "data" / "known_copy_routing_5p.json").read_text())
+    game = AlakazumGame(num_players=5)
+    truth, world, seat = game.state_from_json(case["truth"]), game.state_from_json(case["world"]), case["seat"]
+    assert world.observation(seat).tobytes() == truth.observation(seat).tobytes()
+    origin, actions = resample._start_of(world)
+    seen = resample._history_facts(world, seat, origin, actions)[0]
+    potion = [c for c in world.hands[0] if game.cs.cards[c].name == "Combat potion +2"]
+    assert len(potion) == 2 and any(c in seen and c not in world.known[seat][0] for c in potion)  # the premise
+    key = ("hand of player 0", "Combat potion +2")
+    z, _ = worlds_distribution_gap(truth, seat, world, 40, items=lambda w: [k for k in (
+        (z, x) for z, xs in w.hidden_zones(seat).items() for x in xs) if k == key])
+    assert z < 4
+
+
 def test_a_seen_card_another_player_drew_face_down_after_a_reshuffle_moves_in_the_worlds():
     """Seat 2 of a 5-player game of the recall probe (seed 73; the first 290 moves of the first
     game of tests/games/alakazum/data/forest_magic_keep_5p.json) saw a Txapela on the forest deck;
