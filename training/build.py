@@ -25,7 +25,7 @@ def set_threads(n: int) -> None:
 MAX_AUTO_UPDATE_THREADS = 4
 
 
-def update_threads(alg: dict[str, Any]) -> int:
+def update_threads(alg: dict[str, Any], own_load: float = 0.0) -> int:
     """Torch threads for the gradient updates (``algorithm.update_threads``; 0: the usable cores
     that other work is not keeping busy, at most ``MAX_AUTO_UPDATE_THREADS``). While PPO updates,
     no game is played and the cores would otherwise sit idle; the updates' large matrix products
@@ -37,7 +37,7 @@ def update_threads(alg: dict[str, Any]) -> int:
     if n:
         return n
     cores = usable_cores()
-    return max(1, min(cores - busy_cores(), MAX_AUTO_UPDATE_THREADS))
+    return max(1, min(cores - busy_cores(own_load), MAX_AUTO_UPDATE_THREADS))
 
 
 def usable_cores() -> int:
@@ -49,17 +49,28 @@ def usable_cores() -> int:
         return os.cpu_count() or 1
 
 
-def busy_cores() -> int:
+def busy_cores(own_load: float = 0.0) -> int:
     """Cores other processes keep busy, from the system's 1-minute load average less about one
     for this process (its rollouts run on one thread; its updates' extra threads, part of the
-    time, stay under the 0.75 that counts a core as taken). 0 where there is no load average."""
+    time, stay under the 0.75 that counts a core as taken) and ``own_load``, the cores this run's
+    self-play workers kept busy lately (``worker_load`` of its env, measured: they play while this
+    process does and wait through every update). 0 where there is no load average."""
     import os
 
     try:
         load = os.getloadavg()[0]
     except (AttributeError, OSError):
         return 0
-    return max(0, int(load - 1.0 + 0.25))
+    return max(0, int(load - 1.0 - own_load + 0.25))
+
+
+def env_workers(alg: dict[str, Any]) -> int:
+    """Processes that play the self-play games, the learner's own among them
+    (``algorithm.env_workers``), never more than there are games. (No automatic count: the
+    update's threads are counted against the load these processes make, so the count must not
+    change with that load.)"""
+    n = alg.get("env_workers", 1)
+    return max(1, min(n, alg.get("n_envs", n)))
 
 
 def update_threads_callback(rollout_threads: int, threads: int | Callable[[], int]):
@@ -87,10 +98,13 @@ def update_threads_callback(rollout_threads: int, threads: int | Callable[[], in
     return UpdateThreads()
 
 
-def update_threads_rule(alg: dict[str, Any]) -> int | Callable[[], int]:
+def update_threads_rule(alg: dict[str, Any], env=None) -> int | Callable[[], int]:
     """What a training run gives ``update_threads_callback``: the configured count, or for
-    ``update_threads: 0`` the rule itself, asked again before every update (the load changes)."""
-    return alg["update_threads"] if alg.get("update_threads", 0) else (lambda: update_threads(alg))
+    ``update_threads: 0`` the rule itself, asked again before every update (the load changes;
+    the load ``env``'s own worker processes made is not another's)."""
+    if alg.get("update_threads", 0):
+        return alg["update_threads"]
+    return lambda: update_threads(alg, env.worker_load() if env is not None else 0.0)
 
 
 def make_pool(cfg: dict[str, Any], game: Game, warn: bool = True) -> OpponentPool:
@@ -110,12 +124,18 @@ def make_pool(cfg: dict[str, Any], game: Game, warn: bool = True) -> OpponentPoo
         raise TrainingConfigError(f"self_play.search_spec={sp['search_spec']!r}: {exc}") from None
 
 
-def make_env(cfg: dict[str, Any], game: Game, pool: OpponentPool) -> SelfPlayVecEnv:
-    return SelfPlayVecEnv(
-        game, cfg["algorithm"]["n_envs"], pool, seed=cfg["algorithm"]["seed"],
-        deterministic_opponents=cfg["self_play"]["deterministic_opponents"],
-        skip_forced=cfg["self_play"]["skip_forced"],
-    )
+def make_env(cfg: dict[str, Any], game: Game, pool: OpponentPool):
+    """The self-play env: every game in this process, or split over ``env_workers`` processes
+    (``parallel_selfplay``); call its ``close()`` when done (it stops the workers)."""
+    alg, sp = cfg["algorithm"], cfg["self_play"]
+    options = {"seed": alg["seed"], "deterministic_opponents": sp["deterministic_opponents"],
+               "skip_forced": sp["skip_forced"]}
+    processes = env_workers(alg)
+    if processes > 1:
+        from .parallel_selfplay import ParallelSelfPlayVecEnv
+
+        return ParallelSelfPlayVecEnv(game, alg["n_envs"], pool, processes, **options)
+    return SelfPlayVecEnv(game, alg["n_envs"], pool, **options)
 
 
 def fused_adam_supported(device: str) -> bool:

@@ -57,6 +57,9 @@ SCHEMA: dict[str, dict[str, Key]] = {
         "update_threads": Key("int", 0, 0, 64, doc="torch intra-op threads for the PPO update and the imitation fit, "
                               "where no game is played (0: the usable cores, at most 4)"),
         "device": Key("str", "cpu", choices=("cpu", "cuda", "auto")),
+        "env_workers": Key("int", 1, 1, 64, doc="processes that play the self-play games at once, the "
+                           "learner's own among them (1: every game in the learner's process; more than the "
+                           "cores there are is slower)"),
     },
     "self_play": {
         "opponents": Key(

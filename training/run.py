@@ -106,10 +106,11 @@ def _game_differences(meta: dict[str, Any], want: dict[str, Any], game) -> tuple
 
 
 # The algorithm settings --resume takes from config.yaml: the length of training, the games played
-# side by side (SB3 rebuilds its rollout buffer for the env it is given) and where and on how many
-# threads it runs. Every other one is fixed by the checkpoint's archive (SB3 restores its network,
+# side by side (SB3 rebuilds its rollout buffer for the env it is given) and where, on how many
+# threads and in how many processes it runs. Every other one is fixed by the checkpoint's archive (SB3 restores its network,
 # hyperparameters and seed), so an edit of one in the run's config.yaml would be silently ignored.
-RESUMABLE_SETTINGS = frozenset({"total_timesteps", "n_envs", "torch_threads", "update_threads", "device"})
+RESUMABLE_SETTINGS = frozenset({"total_timesteps", "n_envs", "torch_threads", "update_threads", "device",
+                                "env_workers"})
 
 
 def fixed_settings(alg: dict[str, Any]) -> dict[str, Any]:
@@ -454,7 +455,7 @@ class Trainer:
 
         alg = self.cfg["algorithm"]
         callback = CallbackList([_callback_class()(self),
-                                 update_threads_callback(alg["torch_threads"], update_threads_rule(alg))])
+                                 update_threads_callback(alg["torch_threads"], update_threads_rule(alg, self.env))])
         self._t0 = time.perf_counter()
         try:
             self.model.learn(
@@ -572,13 +573,17 @@ def train(cfg: dict[str, Any], resume_folder: Path | None = None, echo=print) ->
 
 def drive(trainer: Trainer, echo=print) -> tuple[Trainer, dict[str, Report] | None]:
     """Set up, say where the run goes, learn, finish (None as the reports: interrupted)."""
-    trainer.setup()
-    for note in trainer.notes:
-        echo(f"note: {note}")
-    echo(f"run folder: {trainer.run.path}")
-    if not trainer.learn():
-        return trainer, None
-    return trainer, trainer.finish()
+    try:
+        trainer.setup()
+        for note in trainer.notes:
+            echo(f"note: {note}")
+        echo(f"run folder: {trainer.run.path}")
+        if not trainer.learn():
+            return trainer, None
+        return trainer, trainer.finish()
+    finally:
+        if trainer.env is not None:
+            trainer.env.close()  # the self-play worker processes, if any
 
 
 __all__ = ["BASELINES", "Trainer", "final_table", "plot_title", "plot_win_rates", "train"]

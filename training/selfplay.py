@@ -32,7 +32,48 @@ from kabenvs.core.game import Game, State
 from .pool import BOT_KINDS, OpponentPool
 
 
-class SelfPlayVecEnv(VecEnv):
+class GamesVecEnv(VecEnv):
+    """What SB3 asks of a VecEnv beyond reset and step, for the self-play envs (this module's and
+    ``parallel_selfplay``'s): one learner view of many games, no per-game wrappers. ``_masks``
+    holds the learner's legal actions in every slot."""
+
+    _masks: np.ndarray
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions in every slot (what MaskablePPO samples from)."""
+        return self._masks.copy()
+
+    def worker_load(self) -> float:
+        """Cores this env's own worker processes kept busy lately (none here: every game is
+        played in the learner's process)."""
+        return 0.0
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        value = getattr(self, attr_name)
+        return [value for _ in self._get_indices(indices)]
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        idx = list(self._get_indices(indices))
+        if method_name == "action_masks":  # sb3_contrib.common.maskable.utils.get_action_masks
+            return [self._masks[i] for i in idx]
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result for _ in idx]
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False for _ in self._get_indices(indices)]
+
+    def _get_indices(self, indices):
+        if indices is None:
+            return range(self.num_envs)
+        if isinstance(indices, int):
+            return [indices]
+        return indices
+
+
+class SelfPlayVecEnv(GamesVecEnv):
     def __init__(
         self,
         game: Game,
@@ -219,33 +260,5 @@ class SelfPlayVecEnv(VecEnv):
             self._masks[i] = st.legal_mask()
         return out
 
-    def action_masks(self) -> np.ndarray:
-        """The learner's legal actions in every slot (what MaskablePPO samples from)."""
-        return self._masks.copy()
-
     def close(self) -> None:
         pass
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        value = getattr(self, attr_name)
-        return [value for _ in self._get_indices(indices)]
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-        idx = list(self._get_indices(indices))
-        if method_name == "action_masks":  # sb3_contrib.common.maskable.utils.get_action_masks
-            return [self._masks[i] for i in idx]
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result for _ in idx]
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False for _ in self._get_indices(indices)]
-
-    def _get_indices(self, indices):
-        if indices is None:
-            return range(self.num_envs)
-        if isinstance(indices, int):
-            return [indices]
-        return indices

@@ -170,14 +170,17 @@ def measure_training_throughput(env_id: str, game_options: dict[str, Any] | None
     game = make_game_from_config(cfg)
     pool = make_pool(cfg, game, warn=False)
     env = make_env(cfg, game, pool)
-    model = make_model(cfg, env)
-    # a snapshot so the 'snapshots' share of the pool is a real second network, as in training
-    pool.add_snapshot(0)
-    timer = _UpdateTimer(model)
-    model.learn(model.n_steps * model.n_envs, callback=callback)  # warm-up rollout + update
-    env.time_env = env.time_opponents = 0.0
-    timer.seconds = 0.0
-    steps, wall = _steps_for_continuing(model, seconds, callback)
+    try:
+        model = make_model(cfg, env)
+        # a snapshot so the 'snapshots' share of the pool is a real second network, as in training
+        pool.add_snapshot(0)
+        timer = _UpdateTimer(model)
+        model.learn(model.n_steps * model.n_envs, callback=callback)  # warm-up rollout + update
+        env.time_env = env.time_opponents = 0.0
+        timer.seconds = 0.0
+        steps, wall = _steps_for_continuing(model, seconds, callback)
+    finally:
+        env.close()  # the self-play worker processes, if any
     opp = env.time_opponents
     env_only = env.time_env - opp
     return {
@@ -201,6 +204,7 @@ def measure_training_throughput(env_id: str, game_options: dict[str, Any] | None
         "skip_forced": env.skip_forced,
         "torch_threads": threads,
         "update_threads": upd_threads,
+        "env_workers": getattr(env, "workers", 1),
         "opponents": dict(pool.weights),
         "imitation_games_skipped": cfg["imitation"]["games"],
     }

@@ -84,7 +84,10 @@ def _count_optimizer_steps() -> None:
 def numpy_actor(policy) -> NumpyActor | None:
     """The numpy copy of an SB3 actor-critic policy's acting half (built once per change of its
     weights), or None where it does not apply (weights off the CPU when the copy would be built,
-    an architecture the safe format does not describe): the caller then uses torch."""
+    an architecture the safe format does not describe): the caller then uses torch. A
+    ``NumpyActor`` is its own copy (a self-play worker's opponents, training/parallel_selfplay.py)."""
+    if isinstance(policy, NumpyActor):
+        return policy
     _count_optimizer_steps()
     cached = _cache.get(policy)
     # The parameter list is looked up once per policy (SB3 walks its modules for it: ~10 us a
