@@ -124,6 +124,7 @@ def test_training_rows_measure_each_games_shipped_config(capsys):
     assert (row["trunk"], row["net_arch"], row["activation"]) == (alg["trunk"], alg["net_arch"], alg["activation"])
     assert (row["n_envs"], row["n_steps"], row["batch_size"], row["n_epochs"]) == (
         alg["n_envs"], alg["n_steps"], alg["batch_size"], alg["n_epochs"])
+    assert row["env_workers"] == alg["env_workers"] == 2  # the games in two processes, as the config plays them
     assert row["steps"] > 0 and row["steps_per_s"] > 0
     # the table names the config of each row
     text = bench.format_table(rows)
