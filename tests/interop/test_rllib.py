@@ -12,7 +12,12 @@ torch = pytest.importorskip("torch")
 import kabenvs  # noqa: E402
 from kabenvs.agents.policy import load_agent, masked_logits, sample_decisions  # noqa: E402
 from kabenvs.core.errors import IllegalActionError  # noqa: E402
-from kabenvs.interop.rllib import KabenvsMultiAgentEnv, MaskedPPOTorchRLModule, export_safe_model  # noqa: E402
+from kabenvs.interop.rllib import (  # noqa: E402
+    KabenvsMultiAgentEnv,
+    MaskedCategorical,
+    MaskedPPOTorchRLModule,
+    export_safe_model,
+)
 
 
 def _module(env):
@@ -66,17 +71,121 @@ def test_an_illegal_action_loses_or_raises_and_changes_nothing():
     assert env.state.to_json() == before
 
 
-def test_the_module_never_samples_an_illegal_action():
+def _masked_logits(module, env, count=96, seed=4):
+    """The module's masked logits (with their graph) on real decisions, the first row with every
+    action legal and the second with none (the all-zero mask of a seat that is not to move)."""
     from ray.rllib.core.columns import Columns
 
-    env = KabenvsMultiAgentEnv({"env_id": "cabula_v0"})
+    obs, masks = sample_decisions(env.game, count=count, seed=seed)
+    masks[0], masks[1] = 1, 0
+    batch = {Columns.OBS: {"observations": torch.as_tensor(obs), "action_mask": torch.as_tensor(masks, dtype=torch.float32)}}
+    return module.forward_train(batch)[Columns.ACTION_DIST_INPUTS], masks.astype(bool)
+
+
+def test_the_module_never_samples_an_illegal_action():
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
+
+    env = KabenvsMultiAgentEnv({"env_id": "kabaal_v0"})
     module = _module(env)
     obs, masks = sample_decisions(env.game, count=32, seed=0)
     batch = {Columns.OBS: {"observations": torch.as_tensor(obs), "action_mask": torch.as_tensor(masks, dtype=torch.float32)}}
     logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
-    for _ in range(20):
-        acts = torch.distributions.Categorical(logits=logits).sample().numpy()
-        assert masks[np.arange(len(acts)), acts].all()
+    torch.manual_seed(0)
+    draws = module.get_exploration_action_dist_cls().from_logits(logits).sample(sample_shape=(3000,)).numpy()
+    assert masks[np.arange(32)[None, :], draws].all()
+    # each row's frequencies against RLlib's own categorical's probabilities (a binomial z per action)
+    probs = TorchCategorical.from_logits(logits)._dist.probs.detach().numpy()
+    counts = np.stack([np.bincount(draws[:, r], minlength=probs.shape[1]) for r in range(32)])
+    z = np.abs(counts - 3000 * probs) / np.sqrt(np.maximum(3000 * probs * (1 - probs), 1e-12))
+    assert z[probs > 0].max() < 5.5 and counts[probs == 0].sum() == 0
+
+
+def test_the_module_normalises_with_the_masked_distribution_everywhere():
+    module = _module(KabenvsMultiAgentEnv({"env_id": "kabaal_v0"}))
+    assert module.get_inference_action_dist_cls() is MaskedCategorical
+    assert module.get_exploration_action_dist_cls() is MaskedCategorical
+    assert module.get_train_action_dist_cls() is MaskedCategorical
+
+
+def test_the_masked_distribution_agrees_with_rllibs_torch_categorical():
+    from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
+
+    env = KabenvsMultiAgentEnv({"env_id": "kabaal_v0"})
+    logits, legal = _masked_logits(_module(env), env)
+    torch.manual_seed(0)
+    with torch.no_grad():  # a previous policy for the KL: other logits, the same masks
+        prev = logits + torch.randn_like(logits)
+    ours, theirs = MaskedCategorical.from_logits(logits), TorchCategorical.from_logits(logits)
+    for row, legal_row in enumerate(legal):  # the log-probability of every legal action of every row
+        if legal_row.any():
+            actions = torch.as_tensor(np.flatnonzero(legal_row))
+            rows = logits[row].expand(len(actions), -1)
+            assert torch.allclose(MaskedCategorical.from_logits(rows).logp(actions),
+                                  TorchCategorical.from_logits(rows).logp(actions), atol=2e-5, rtol=0)
+    probs = ours._dist.probs
+    assert torch.allclose(probs, theirs._dist.probs, atol=1e-6, rtol=0)
+    assert torch.all(probs[2:][torch.as_tensor(~legal[2:])] == 0)  # illegal: 0 exactly
+    some = torch.as_tensor(legal.any(1))
+    assert torch.allclose(ours.entropy()[some], theirs.entropy()[some], atol=2e-5, rtol=0)
+    assert torch.allclose(MaskedCategorical.from_logits(prev).kl(ours)[some],
+                          TorchCategorical.from_logits(prev).kl(theirs)[some], atol=2e-5, rtol=0)
+    # No legal action (RLlib's PPO meets one only in the loss-masked row it adds after a game's last
+    # observation): uniform, as the probabilities were before; the log-probabilities now say so too
+    # (logits - logsumexp(logits) gave 0 for every action, log(n) lost against -3.4e38).
+    n = legal.shape[1]
+    assert torch.allclose(probs[1], torch.full((n,), 1 / n)) and torch.allclose(theirs._dist.probs[1], probs[1])
+    assert torch.allclose(ours._dist.logits[1], torch.full((n,), -np.log(n), dtype=torch.float32))
+    assert torch.allclose(ours.entropy()[1], torch.tensor(np.log(n), dtype=torch.float32))
+    greedy = ours.to_deterministic().sample()
+    assert torch.equal(greedy, theirs.to_deterministic().sample())
+    assert torch.equal(greedy[2:], torch.where(torch.as_tensor(legal[2:]), logits[2:], -torch.inf).argmax(1))
+
+
+def test_the_ppo_loss_terms_and_their_gradients_agree_with_rllibs_torch_categorical():
+    """What RLlib's PPO learner reads from its distributions (the taken actions' log-probabilities,
+    the entropy, the KL from the exploration distribution), back through the module's weights; the
+    row with no legal action is left out of the loss, as the learner's loss mask leaves it out."""
+    from ray.rllib.core.distribution.torch.torch_distribution import TorchCategorical
+
+    env = KabenvsMultiAgentEnv({"env_id": "kabaal_v0"})
+    module = _module(env)
+    results = []
+    for cls in (MaskedCategorical, TorchCategorical):
+        module.zero_grad()
+        logits, legal = _masked_logits(module, env)
+        rng = np.random.default_rng(5)
+        actions = torch.as_tensor([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in legal])
+        torch.manual_seed(0)
+        with torch.no_grad():
+            prev = cls.from_logits(logits + 0.5 * torch.randn_like(logits))
+        dist = cls.from_logits(logits)
+        some = torch.as_tensor(legal.any(1))
+        terms = [dist.logp(actions)[some], dist.entropy()[some], prev.kl(dist)[some]]
+        (-terms[0].mean() - 0.01 * terms[1].mean() + 0.2 * terms[2].mean()).backward()
+        results.append(([t.detach() for t in terms], [p.grad.clone() for p in module.parameters() if p.grad is not None]))
+    (terms_a, grads_a), (terms_b, grads_b) = results
+    for a, b in zip(terms_a, terms_b):
+        assert torch.allclose(a, b, atol=2e-5, rtol=0)
+    assert len(grads_a) == len(grads_b) > 0
+    for a, b in zip(grads_a, grads_b):
+        assert torch.allclose(a, b, atol=1e-6, rtol=1e-4)
+
+
+def test_the_masked_distribution_never_runs_logsumexp(monkeypatch):
+    """logsumexp of the masked logits is the slow path (torch's CPU exp on every -3.4e38): neither
+    the distribution's normalisation nor its backward may run it."""
+    env = KabenvsMultiAgentEnv({"env_id": "kabaal_v0"})
+    logits, legal = _masked_logits(_module(env), env)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("logsumexp ran")
+
+    monkeypatch.setattr(torch.Tensor, "logsumexp", refuse)
+    monkeypatch.setattr(torch, "logsumexp", refuse)
+    dist, prev = MaskedCategorical.from_logits(logits), MaskedCategorical.from_logits(logits.detach())
+    actions = torch.as_tensor([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in legal])
+    (dist.logp(actions).sum() + dist.entropy().sum() + prev.kl(dist).sum()).backward()
 
 
 def test_the_exported_safe_model_acts_exactly_like_the_module(tmp_path):
