@@ -36,6 +36,7 @@ import numpy as np
 from gymnasium import spaces
 
 from kabenvs.agents.numpy_actor import NumpyActor, numpy_actor
+from kabenvs.core.errors import KabenvsError
 from kabenvs.core.game import Game
 from .pool import OpponentPool
 from .selfplay import GamesVecEnv, SelfPlayVecEnv
@@ -49,8 +50,9 @@ LOAD_WINDOW_S = 60.0
 REPLY_TIMEOUT_S = 600.0
 
 
-class WorkerError(RuntimeError):
-    """A self-play worker failed or stopped (the message says which and why, in one line)."""
+class WorkerError(KabenvsError, RuntimeError):
+    """A self-play worker failed or stopped (the message says which and why, in one line;
+    ``kabenvs train`` prints it as its error line)."""
 
 
 def worker_seed(seed: int | None, share: int) -> int | None:
@@ -257,7 +259,9 @@ class ParallelSelfPlayVecEnv(GamesVecEnv):
     def _stopped(self, i: int) -> str:
         proc = self._procs[i - 1]
         proc.join(timeout=1)
-        return f"self-play worker {i} stopped (exit code {proc.exitcode})"
+        return (f"self-play worker {i} stopped (exit code {proc.exitcode}; any error it printed is above); "
+                "a script that trains with env_workers > 1 must start training under "
+                "'if __name__ == \"__main__\":', and env_workers: 1 plays every game in this process")
 
     # -- VecEnv API ----------------------------------------------------------------------------------
     def reset(self):

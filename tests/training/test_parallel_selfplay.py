@@ -13,6 +13,7 @@ pytest.importorskip("sb3_contrib")
 import numpy as np
 import torch
 
+from kabenvs.core.errors import KabenvsError
 from kabenvs.core.registry import make_game
 from training.build import make_env, make_model, make_pool
 from training.config import TrainingConfigError, validate
@@ -115,7 +116,8 @@ def test_a_worker_that_dies_is_one_clear_error_and_close_frees_everything():
         with pytest.raises(WorkerError) as err:
             env.step(np.array([np.flatnonzero(m)[0] for m in env.action_masks()]))
         assert str(err.value).startswith("self-play worker 1 stopped (exit code")
-        assert "\n" not in str(err.value)
+        assert "\n" not in str(err.value) and "env_workers: 1" in str(err.value)
+        assert isinstance(err.value, KabenvsError)  # kabenvs train prints it as one error line
     finally:
         env.close()
     env.close()  # twice is harmless
