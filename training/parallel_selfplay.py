@@ -33,7 +33,6 @@ from multiprocessing import shared_memory
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
 
 from kabenvs.agents.numpy_actor import NumpyActor, numpy_actor
 from kabenvs.core.errors import KabenvsError
@@ -155,10 +154,7 @@ class ParallelSelfPlayVecEnv(GamesVecEnv):
     ) -> None:
         if not isinstance(processes, int) or not 2 <= processes <= num_envs:
             raise ValueError(f"env_workers={processes!r}: from 2 to n_envs ({num_envs}) for games in several processes")
-        self.render_mode = None  # read by VecEnv.__init__
-        obs_space = spaces.Box(low=-np.inf, high=np.inf, shape=(game.observation_size,), dtype=np.float32)
-        super().__init__(num_envs, obs_space, spaces.Discrete(game.num_actions))
-        self.game = game
+        super().__init__(game, num_envs)
         self.pool = pool
         self.workers = processes
         self.skip_forced = skip_forced

@@ -39,6 +39,12 @@ class GamesVecEnv(VecEnv):
 
     _masks: np.ndarray
 
+    def __init__(self, game: Game, num_envs: int) -> None:
+        self.render_mode = None  # read by VecEnv.__init__
+        obs_space = spaces.Box(low=-np.inf, high=np.inf, shape=(game.observation_size,), dtype=np.float32)
+        super().__init__(num_envs, obs_space, spaces.Discrete(game.num_actions))
+        self.game = game
+
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions in every slot (what MaskablePPO samples from)."""
         return self._masks.copy()
@@ -84,10 +90,7 @@ class SelfPlayVecEnv(GamesVecEnv):
         max_decisions: int | None = None,
         skip_forced: bool = False,
     ) -> None:
-        self.render_mode = None  # read by VecEnv.__init__
-        obs_space = spaces.Box(low=-np.inf, high=np.inf, shape=(game.observation_size,), dtype=np.float32)
-        super().__init__(num_envs, obs_space, spaces.Discrete(game.num_actions))
-        self.game = game
+        super().__init__(game, num_envs)
         self.pool = pool
         self.deterministic_opponents = deterministic_opponents
         self.skip_forced = skip_forced
