@@ -450,7 +450,7 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
 
     # -- follow the real game ----------------------------------------------------------------------
     # Each card that leaves another hand (seen or not) is a choice of token; a choice that a later
-    # sighting contradicts is undone (chronological backtracking over the choices, with a budget).
+    # sighting contradicts is undone (conflict-directed backjumping over the choices, with a budget).
     flat = []
     for step, events in steps:
         for ev in events:
@@ -458,10 +458,18 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
                 flat.extend((step, ("out", ev[1], ev[2], 1)) for _ in range(ev[3]))
             else:
                 flat.append((step, ev))
+    # The cards of each deck (the start's, then each rebuilt one) that the seat will see drawn
+    # (its own draws, and curses anyone draws) are known from the start of the pass: the deck's
+    # order is no choice, so those types are fixed when the deck is made. A choice that would use
+    # up a type such a draw needs is then refused at once rather than found out many events later.
+    will_see = _seen_draws(len(deck_tok), flat, me)
+    for pos, c in will_see[0].items():
+        tok.fixed[deck_tok[pos]] = c
+    first_rebuilt = len(tok.groups)  # the group of the first rebuilt deck
     script: list = []  # ("deck", tokens) or ("take", token), in the order the events happened
     chosen: list[tuple[int, int]] = []  # (history index, token) of cards picked after two balls
-    budget = resample_budget(BUDGET * len(flat) + 500) * budget_scale
-    trail: list = []  # choice points: (event index, tokens still to try, snapshot)
+    budget = resample_budget(int(BUDGET * len(flat)) + 500) * budget_scale
+    trail: list[_Choice] = []  # the choice points, in event order
 
     def snapshot():
         return (tok.true[:], tok.group[:], tok.fixed[:], tok.handable[:], tok.groups[:],
@@ -534,6 +542,9 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
             grp = len(tok.groups) - 1
             deck_tok = [tok.new(c, grp) for c in ev[1]]
             script.append(("deck", deck_tok[:]))
+            for pos, c in will_see[grp - first_rebuilt + 1].items():
+                if not tok.fix(deck_tok[pos], c):
+                    return False
         elif kind == "move":
             v, a, c, picked = ev[1], ev[2], ev[3], ev[4]
             if v == me:
@@ -562,31 +573,114 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
             return _fix_looked(tok, hand_tok[ev[2]], ev[3], mode)
         return True
 
-    def blame(ev) -> tuple[int | None, set]:
-        """Where a contradiction at ``ev`` can come from: its hand, and the groups of that hand's
-        free tokens (an earlier choice that used up what they could be)."""
+    # The choices on the trail by the hand a card left or went into, and by what they used up
+    # (each list in event order, so the trail's last choice is last in each of its lists).
+    of_hand: list[list[_Choice]] = [[] for _ in range(n)]
+    of_used: dict[tuple[int, int], list[_Choice]] = {}
+
+    def choose(entry: _Choice, t: int, step: int, ev) -> bool:
+        g, was_free = tok.group[t], tok.fixed[t] is None
+        ok = play(step, ev, t)
+        # what this choice used up of a group: a free token of it fixed to a type here
+        entry.used = (g, tok.fixed[t]) if ok and was_free and g is not None and tok.fixed[t] is not None else None
+        return ok
+
+    def push(entry: _Choice) -> None:
+        trail.append(entry)
+        of_hand[entry.victim].append(entry)
+        if entry.taker is not None and entry.taker != entry.victim:
+            of_hand[entry.taker].append(entry)
+        if entry.used is not None:
+            of_used.setdefault(entry.used, []).append(entry)
+
+    def unuse(entry: _Choice) -> None:
+        if entry.used is not None:
+            of_used[entry.used].pop()
+            entry.used = None
+
+    def pop() -> _Choice:
+        entry = trail.pop()
+        of_hand[entry.victim].pop()
+        if entry.taker is not None and entry.taker != entry.victim:
+            of_hand[entry.taker].pop()
+        unuse(entry)
+        return entry
+
+    def causes(v: int, wanted, groups) -> set[int]:
+        """The choices on the trail that decided which tokens sit in hand ``v`` (a token taken out
+        of it, or moved into it, and then the earlier choices of the hand it came from), and those
+        that used up one of the types ``wanted`` in one of ``groups``."""
+        out: set[int] = set()
+        before = {v: len(flat)}  # hand -> the event before which its choices count
+        work = [v]
+        while work:
+            h = work.pop()
+            end = before[h]
+            for e in of_hand[h]:
+                if e.i >= end:
+                    break
+                out.add(e.i)
+                if e.taker == h and e.victim != h and before.get(e.victim, -1) < e.i:
+                    before[e.victim] = e.i  # a card moved in: which one, the giver's choices decided
+                    work.append(e.victim)
+        for g in groups:
+            for c in wanted:
+                out.update(e.i for e in of_used.get((g, c), ()))
+        return out
+
+    def conflict(ev) -> set[int]:
+        """The choices (their event indices) that a contradiction at ``ev`` can come from: those
+        that decided which tokens sit in the hand it is about, and those that used up, in the
+        groups of that hand's free tokens, a type it needed (``causes``). A draw of mine that
+        found its group out of a type: the choices that used up that type there. Anything else
+        (the final deal): every choice, latest first."""
         failed, tok.last_fail = tok.last_fail, None
-        if ev is None or ev[0] not in ("out", "move", "look"):
-            return None, ({failed} if failed is not None else set())
-        v = ev[2] if ev[0] == "look" else ev[1]
+        kind = None if ev is None else ev[0]
+        if kind == "draw" and failed is not None:
+            return {e.i for e in of_used.get((failed, ev[2]), ())}
+        if kind not in ("out", "move", "look"):
+            if ev is None and named_hands:
+                # the deal could not hold what ``need`` asks: first the choices of which card left
+                # (or went into) a hand it names, since those decide which cards that hand kept
+                near = {e.i for e in trail if e.victim in named_hands or e.taker in named_hands}
+                if near:
+                    return near
+            return {e.i for e in trail}
+        if kind == "look":
+            v, wanted = ev[2], [c for c in range(NUM_TYPES) if ev[3][c]]
+        else:
+            v, wanted = ev[1], [ev[2] if kind == "out" else ev[3]]
         groups = {tok.group[t] for t in hand_tok[v] if tok.fixed[t] is None}
         if failed is not None:
             groups.add(failed)
-        return v, groups
+        return causes(v, wanted, groups)
 
-    def choose(entry: list, t: int, step: int, ev) -> bool:
-        entry[4] = tok.group[t] if tok.fixed[t] is None else None
-        return play(step, ev, t)
+    def forced_by(entry: _Choice) -> set[int]:
+        """The earlier choices that can have left ``entry``'s hand one token to take (the trail
+        ends just before it): those that decided which tokens the hand held, and, for a card
+        the seat saw, those that used up that type in the groups of the hand's free tokens then."""
+        ev = flat[entry.i][1]
+        c = ev[2] if ev[0] == "out" else (ev[3] if ev[2] == me else None)
+        return causes(entry.victim, () if c is None else (c,), entry.groups)
 
     named_hands = set() if need is None else {q for q, w in zip(others, need) if w}
     tok.count_left()
     i = 0
+    pending: tuple[_Choice, int] | None = None  # a choice to retry with its next token
     while True:
         budget -= 1
         if budget < 0:
             return None
         at = None
-        if i == len(flat):
+        if pending is not None:
+            entry, t = pending
+            pending = None
+            i = entry.i
+            step, at = flat[i]
+            ok = choose(entry, t, step, at)
+            if entry.used is not None:
+                of_used.setdefault(entry.used, []).append(entry)
+        elif i == len(flat):
             if need is None:
                 types = tok.assign()
             else:
@@ -602,47 +696,75 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
             elif not cand:
                 ok = False
             else:
-                entry = [i, cand[1:], snapshot() if len(cand) > 1 else None, at[1], None]
+                # (a card with one token it can be is kept too: which token that is follows from
+                # earlier choices, which a contradiction it leads to must be able to reach)
+                entry = _Choice(i, at, cand[1:], snapshot() if len(cand) > 1 else None)
+                if len(cand) == 1:
+                    entry.groups = {tok.group[t] for t in hand_tok[entry.victim] if tok.fixed[t] is None}
                 ok = choose(entry, cand[0], step, at)
-                if len(cand) > 1:
-                    trail.append(entry)
+                push(entry)
         if ok:
             i += 1
             continue
-        # A contradiction: go back to the latest choice that can have caused it (one that took a
-        # card from the same hand or used up a group its free cards belong to; any choice when
-        # the cause is not local) and try its next token there (conflict-directed backjumping).
-        v, groups = blame(at)
-        back = None
-        if at is None and named_hands:
-            # the deal could not hold what ``need`` asks: first undo a choice of which card left
-            # (or went into) a hand it names, since those decide which cards that hand kept
-            for k in range(len(trail) - 1, -1, -1):
-                e = trail[k]
-                ev = flat[e[0]][1]
-                if e[1] and (e[3] in named_hands or (ev[0] == "move" and ev[2] in named_hands)):
-                    back = k
-                    break
-        for k in range(len(trail) - 1 if back is None else -1, -1, -1):
-            e = trail[k]
-            if e[1] and ((v is None and not groups) or e[3] == v or e[4] in groups):
-                back = k
-                break
-        if back is None:
-            back = next((k for k in range(len(trail) - 1, -1, -1) if trail[k][1]), None)
-            if back is None:
+        # A contradiction: conflict-directed backjumping. Go back to the latest choice among its
+        # possible causes and try that choice's next token; a choice with none left passes the
+        # causes on (its own, gathered from every failure that came back to it, and these) to the
+        # latest of them. Jumping only to causes, and remembering them, keeps a late failure from
+        # retrying every unrelated choice in between (a 6-player game's late positions ran out of
+        # budget that way: docs/games/cabula.md, "Resampling").
+        conf = conflict(at)
+        while True:
+            if not conf:
                 return None
-        del trail[back + 1:]
-        entry = trail[-1]
-        restore(entry[2])
-        i = entry[0]
-        t = entry[1].pop(0)
-        if not entry[1]:
-            trail.pop()
-        step, at = flat[i]
-        if choose(entry, t, step, at):
-            i += 1
-        # else the next pass meets the same event again with its options recomputed
+            k = max(conf)
+            while trail[-1].i > k:
+                pop()
+            entry = trail[-1]
+            conf.discard(k)
+            if entry.snap is None:  # it had one token to take: the causes of that go on
+                pop()
+                conf |= forced_by(entry)
+                continue
+            entry.conf |= conf
+            if entry.rest:
+                break
+            conf = set(entry.conf)
+            pop()
+        unuse(entry)
+        restore(entry.snap)
+        pending = (entry, entry.rest.pop(0))
+
+
+class _Choice:
+    """A point of ``_build``'s search: which token left a hand at event ``i``."""
+
+    __slots__ = ("i", "victim", "taker", "rest", "snap", "used", "conf", "groups")
+
+    def __init__(self, i: int, ev, rest: list[int], snap) -> None:
+        self.i = i
+        self.victim = ev[1]  # the hand the card left
+        self.taker = ev[2] if ev[0] == "move" else None  # the hand it went into (a move)
+        self.rest = rest  # the tokens still to try
+        self.snap = snap  # the search's state before the choice
+        self.used: tuple[int, int] | None = None  # (group, type) the choice fixed a free token to
+        self.conf: set[int] = set()  # earlier choices that failures coming back here blamed
+        self.groups: set[int] = set()  # one token to take: the groups of the hand's free ones then
+
+
+def _seen_draws(start_size: int, flat: list, me: int) -> list[dict[int, int]]:
+    """Per deck (the start's, then each rebuilt one in turn): position -> type of each card the
+    seat sees drawn from it (its own draws and every curse). Draws take the deck's last card."""
+    decks: list[dict[int, int]] = [{}]
+    size = start_size
+    for _, ev in flat:
+        if ev[0] == "shuffle":
+            decks.append({})
+            size = len(ev[1])
+        elif ev[0] == "draw":
+            size -= 1
+            if ev[1] == me or IS_CURSE[ev[2]]:
+                decks[-1][size] = ev[2]
+    return decks
 
 
 def _fix_looked(tok: _Tokens, held: list[int], hand: list[int], mode: str) -> bool:
@@ -662,13 +784,44 @@ def _fix_looked(tok: _Tokens, held: list[int], hand: list[int], mode: str) -> bo
             rest[c] -= 1
         else:
             return False
-    cards = [c for c in range(NUM_TYPES) for _ in range(rest[c])]
-    if len(cards) != len(free):
+    if sum(rest) != len(free):
         return False
-    for t, i in zip(free, tok.rng.permutation(len(cards))):
-        if not tok.fix(t, cards[i]):
+    # The rest dealt to the free tokens at random, each a type its group still has. A small
+    # search, since a plain shuffle can give a token of a rebuilt deck a type that deck did not
+    # hold while another deal fits (2- and 3-player worlds fell back to the real game on that).
+    rng = tok.rng
+    order = [free[i] for i in rng.permutation(len(free))]
+    taken: dict[tuple[int, int], int] = {}  # (group, type) -> given out in this deal
+    dealt: list[int] = []
+    nodes = [2000]
+
+    def deal(k: int) -> bool:
+        nodes[0] -= 1
+        if k == len(order):
+            return True
+        if nodes[0] < 0:
             return False
-    return True
+        g = tok.group[order[k]]
+        cards = [c for c in range(NUM_TYPES) for _ in range(rest[c])]
+        tried = set()
+        for i in rng.permutation(len(cards)):  # a type with the odds of a shuffle of the rest
+            c = cards[i]
+            if c in tried or (g is not None and tok.left[g][c] - taken.get((g, c), 0) <= 0):
+                continue
+            tried.add(c)
+            rest[c] -= 1
+            taken[(g, c)] = taken.get((g, c), 0) + 1
+            dealt.append(c)
+            if deal(k + 1):
+                return True
+            dealt.pop()
+            taken[(g, c)] -= 1
+            rest[c] += 1
+        return False
+
+    if not deal(0):
+        return False
+    return all(tok.fix(t, c) for t, c in zip(order, dealt))
 
 
 def _clamp_others_knowledge(fields: dict, me: int, n: int, composition: list[int]) -> None:

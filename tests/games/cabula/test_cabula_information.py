@@ -321,3 +321,66 @@ def test_a_swapped_truth_gives_the_same_worlds_as_the_truth():
 
     compared = sum(assert_same_worlds_as_a_swapped_truth(states[int(len(states) * f)], swap) for f in (0.3, 0.6, 0.9))
     assert compared >= 30
+
+
+def _saved(name: str):
+    import json
+    from pathlib import Path
+
+    from kabenvs.games.cabula.rules import CabulaGame
+
+    case = json.loads((Path(__file__).parent / "data" / name).read_text())
+    state = CabulaGame(num_players=case["state"]["config"]["num_players"]).state_from_json(case["state"])
+    return state, case["seat"]
+
+
+def _free_tries(state, seat: int, tries: int, seed: int) -> list:
+    """Worlds found by ``tries`` usual ("free") tries of the resampler's search."""
+    from kabenvs.games.cabula import resample as RS
+
+    truth, _, steps = RS.logged_events(state)
+    rng = np.random.default_rng(seed)
+    found = [RS._build(truth, steps, seat, state.num_players, rng, "free") for _ in range(tries)]
+    return [b for b in found if b is not None]
+
+
+def test_a_late_six_player_position_finds_worlds_without_following_the_truth():
+    """Step 456 of a 474-decision 6-player game (the shared kit, ``KIT_SEED=19``): eight rebuilt
+    decks, and crystal balls, parchments and double stars played from every one. Going back
+    to the latest choice of the same hand or group, a free try found a world in none of 100;
+    going back only to the causes of a contradiction (conflict-directed backjumping), and
+    fixing the cards the seat will see drawn when their deck is made, about one try in ten does
+    (docs/games/cabula.md, "Resampling")."""
+    state, seat = _saved("late_6p_kit_seed19.json")
+    assert len(state.history) == 456 and state.num_players == 6
+    assert len(_free_tries(state, seat, 40, seed=5)) >= 2
+    world = state.resample_hidden(seat, np.random.default_rng(5))
+    assert not world.followed_truth
+    assert_world_replays(state, seat, world)
+
+
+def test_a_looked_at_hand_is_dealt_what_its_tokens_decks_can_hold():
+    """Seat 0 looked (two crystal balls) at a hand holding cards from the start and from a
+    rebuilt deck; the seen cards must go to those cards so that each deck keeps its contents.
+    A plain shuffle of them often could not (3 free tries of 40 found a world); a deal that
+    fits each token's deck always can."""
+    state, seat = _saved("look_after_rebuild_2p.json")
+    assert len(_free_tries(state, seat, 20, seed=1)) == 20
+
+
+def test_a_look_deals_each_token_a_type_its_deck_still_has():
+    from kabenvs.games.cabula import resample as RS
+    from kabenvs.games.cabula.cards import BALL, STAR
+
+    for seed in range(20):
+        tok = RS._Tokens(np.random.default_rng(seed))
+        tok.groups = [[0] * len(ID), [0] * len(ID)]
+        tok.groups[0][STAR] = 1  # the start held one star (still hidden), a rebuilt deck one ball
+        tok.groups[1][BALL] = 1
+        tok.count_left()
+        held = [tok.new(BALL, 1, None, True), tok.new(STAR, 0, None, True)]
+        tok.count_left()
+        seen = [0] * len(ID)
+        seen[STAR] = seen[BALL] = 1
+        assert RS._fix_looked(tok, held, seen, "free")
+        assert tok.fixed == [BALL, STAR]
