@@ -367,6 +367,16 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
                 same_gift[j] = last_of[key]
             last_of[key] = j
 
+    keeps, wants = _gift_needs(game, hidden_steps, run_start, actions, chance)
+    give_type = {a: t for t, a in enumerate(game.give_id)}
+    type_of = game.cs.htype
+    # hidden step -> the gifts of its run to its recipient from it on (it included)
+    gifts_left: dict[int, int] = {}
+    for j, k in enumerate(hidden_steps):
+        if k in gift_to:
+            gifts_left[j] = sum(1 for j2 in range(j, len(hidden_steps))
+                                if run_start[j2] == run_start[j] and gift_to.get(hidden_steps[j2]) == gift_to[k])
+
     def options_at(w, j: int) -> list[int]:
         """The moves at hidden step ``j`` in random order. Every legal move there is offered: a
         move that reads differently to ``p`` is caught by the check right after it (``p`` sees
@@ -386,6 +396,44 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
         if j in same_gift:
             prev = w.history[hidden_steps[same_gift[j]]]
             legal = [a for a in legal if a >= prev]
+        keep = owed = None
+        if k in gift_to and run_start[j] in keeps:
+            keep = _owed(w, keeps[run_start[j]][1], k)
+            owed = {q: need for q, t in wants[run_start[j]].items() if (need := _owed(w, t, k))}
+        if k in gift_to and (keep or owed):
+            # The giver keeps what it must still play and what its later gifts must still bring
+            # a recipient (``_gift_needs``): a gift of type t is refused when it would leave
+            # fewer t than both need, unless it is one of those gifts.
+            to = gift_to[k][1]
+            keep = keep or Counter()
+            held_by = {q: Counter(type_of[c] for c in w.hands[q]) for q in owed or ()}
+            lacking = Counter()
+            for q, need in (owed or {}).items():
+                for t, n in need.items():
+                    lacking[t] += max(0, n - held_by[q][t])
+            mine = Counter(type_of[c] for c in w.hands[w.current_player])
+
+            def leaves_enough(a: int) -> bool:
+                t = give_type.get(a)
+                if t is None:
+                    return True
+                brings = owed is not None and to in owed and owed[to][t] > held_by[to][t]
+                return mine[t] - 1 >= keep[t] + lacking[t] - brings
+
+            legal = [a for a in legal if leaves_enough(a)]
+        want = owed.get(gift_to[k][1]) if owed and k in gift_to else None
+        if want:  # a recipient gets what it must still play, while enough gifts are left for it
+            held = Counter(type_of[c] for c in w.hands[gift_to[k][1]])
+            lacks = {t: n - held[t] for t, n in want.items() if n > held[t]}
+            if sum(lacks.values()) > gifts_left[j]:
+                return []
+            if lacks:
+                # gifts to one recipient come in one order, by type (above): a type it still
+                # lacks must come now or later, so nothing after it may come before it
+                lowest = min(game.give_id[t] for t in lacks)
+                legal = [a for a in legal if a <= lowest]
+                if sum(lacks.values()) == gifts_left[j]:
+                    legal = [a for a in legal if give_type.get(a) in lacks]
         needs = keep_needs.get(k)
         if needs:
             cls = game.cs.cls
@@ -420,7 +468,7 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
             ok = _seen(w, p) == observed[k - first]
             step = k + 1
             end = ends[j]
-            short = None  # (player, hand type) of a later move refused for want of the card
+            short = None  # (player, hand types) of a later move refused for want of such a card
             while ok and step < end:
                 budget -= 1
                 a = _relabelled(w, game, actions[step], taken[step], sigma)
@@ -428,8 +476,9 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
                     w.apply(a)
                 except IllegalActionError:
                     ok = False
-                    if game.kind_of[a] in _HAND_CARD_KINDS:
-                        short = (w.current_player, game.move_of[a][0])
+                    needed = _hand_types_needed(game, a)
+                    if needed:
+                        short = (w.current_player, needed)
                     break
                 step += 1
                 # What p sees, at every step: a difference can show for a few steps and be gone
@@ -442,9 +491,14 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
                     # A player later short of a card type it gave away at a hidden step: that
                     # gift is the choice to change (the latest such one), not only the run's
                     # first step (conflict-directed backjumping); otherwise the run's start.
-                    back = _gave_away(game, trail, w, hidden_steps, j, short) if short else None
-                    if back is None and short:
-                        back = _not_given(game, w, hidden_steps, j, short, gift_to)
+                    back = None
+                    for lacked in short[1] if short else ():
+                        one = (short[0], lacked)
+                        b = _gave_away(game, trail, w, hidden_steps, j, one)
+                        if b is None:
+                            b = _not_given(game, w, hidden_steps, j, one, gift_to)
+                        if b is not None and (back is None or b > back):
+                            back = b
                     back = run_start[j] if back is None else back
                     del trail[back + 1:]
                     j = back
@@ -463,7 +517,118 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
 
 # Moves that use a card of the mover's hand, whose type is the first field of the move: a hand
 # without that type refuses them.
-_HAND_CARD_KINDS = frozenset({"potion", "hat", "market", "food"})
+_HAND_CARD_KINDS = frozenset({"potion", "hat", "market", "food", "give"})
+
+
+def _hand_types_needed(game, a: int) -> tuple[int, ...]:
+    """The hand types one of which move ``a`` needs in the mover's hand (empty: it needs no
+    particular card). A broom is given with whichever broom card the hand holds, so its move
+    names no type: every broom type. (Missing here, a re-chosen Halloween gift of the broom
+    showed only when the giver's broom was refused three steps on, and the search went back to
+    the first gift of the run instead of to the one that gave the broom away: a late 5-player
+    position of ``KIT_SEED=27`` fell back in every draw, patient ones too.)"""
+    kind = game.kind_of[a]
+    if kind in _HAND_CARD_KINDS:
+        return (game.move_of[a][0],)
+    if kind == "broom":
+        cs = game.cs
+        return tuple(t for t in range(cs.num_htypes) if cs.ht_effect[t] == "broom")
+    return ()
+
+
+def _gift_needs(game, hidden_steps: list[int], run_start: list[int], actions: list[int],
+                chance: "_Chance") -> tuple[dict[int, tuple[int, list]], dict[int, dict[int, list]]]:
+    """What the hands of a run of hidden gifts must hold: per run (the index of its first step)
+    its giver's *timeline* from the run's first step on, and each recipient's. A timeline lists,
+    by step, each card that hand loses in the seat's view (played, paid, shown for the market,
+    given to the seat: the card must be in the hand then; a cancelled action's card, which stays,
+    is no loss), each card it gains in the seat's view, and each card it draws from the deck (by
+    depth below the deck's top at the run's end, counting everyone's draws), up to the step where
+    it gains a card the seat does not see, or draws one after the deck changed otherwise (a
+    reshuffle, a Forest Magic take); ``_owed`` reads it against a world. Cards that moved unseen
+    ask nothing (a world draws those choices again, or relabels them).
+
+    A re-chosen gift that leaves the giver without a card it still loses in view, or a recipient
+    short of one with too few gifts to come, is then refused at once rather than found out when
+    the card is missing: a Halloween's ten gifts from a 20-card hand had to leave the giver its
+    broom and send two recipients a Food and a Double potion they played up to 25 steps later,
+    one after drawing a card, and backtracking from those steps did not find such gifts within
+    its budget (a late 5-player position of ``KIT_SEED=27`` fell back in every draw). An earlier
+    try of this pruning (2026-12-05, docs/games/alakazum.md) counted a move's named card as a
+    use, which a cancelled action does not use up, and stopped at any growth of a hand."""
+    key = (tuple(hidden_steps), tuple(run_start))
+    if key in chance.needs_memo:  # (the same for every draw at a position: a search draws many)
+        return chance.needs_memo[key]
+    movers = chance.movers
+    hidden = chance.unseen_moves  # (the re-chosen ones among them; the rest a world relabels)
+
+    def timeline(q: int, after: int, deck_from: int, run: set[int]) -> list:
+        out: list = []
+        depth = 0
+        known = True  # the deck still lies as at the run's end, less the cards drawn since
+        for k in range(after + 1, len(actions)):
+            # what left the hand first (a card shown for the market leaves as the others come);
+            # a card it lost unseen (a gift drawn again, or relabelled, in a world) asks nothing
+            for who, sign, t in chance.changes[k]:
+                if who == q and sign < 0 and t is not None and k not in hidden:
+                    out.append((k, "play", t))
+            for who, sign, t in chance.changes[k] if k not in run else ():  # (this run's gifts:
+                if who == q and sign > 0:                                    # the world's own)
+                    if t is None:
+                        return out  # a card it may play next, unknown to the seat
+                    out.append((k, "gain", t))
+            if k <= deck_from:
+                continue
+            known = known and not chance.stirred_at[k]
+            for d in chance.step_draws[k]:
+                if d == q:
+                    if not known:
+                        return out  # a card from a deck that changed otherwise: no knowing
+                    out.append((k, "draw", depth))
+                depth += 1
+        return out
+
+    givers: dict[int, tuple[int, list]] = {}
+    takers: dict[int, dict[int, list]] = {}
+    for j0 in sorted(set(run_start)):
+        if hidden_steps[j0] not in chance.gift_to:
+            continue  # a Forest Magic run: the caster keeps its hand
+        steps = [hidden_steps[j] for j in range(len(hidden_steps)) if run_start[j] == j0]
+        last = max(steps)
+        giver = movers[hidden_steps[j0]]
+        run = set(steps)
+        givers[j0] = (giver, timeline(giver, hidden_steps[j0], last, run))
+        takers[j0] = {q: timeline(q, hidden_steps[j0], last, run)
+                      for q in {chance.gift_to[k][1] for k in steps if k in chance.gift_to}}
+    chance.needs_memo[key] = givers, takers
+    return givers, takers
+
+
+def _owed(w, timeline: list, now: int) -> Counter:
+    """The hand types a timeline's hand must hold at step ``now`` (``_gift_needs``), in world
+    ``w``: each card it plays or gives after ``now``, less those it will have drawn or gained by
+    then (the world's deck, as it lies now, says which cards are drawn: the run's gifts do not
+    touch it)."""
+    cs = w.game.cs
+    deck = w.forest
+    came: Counter = Counter()
+    need: Counter = Counter()
+    for k, kind, x in timeline:
+        if k <= now:
+            continue
+        if kind == "draw":
+            if x >= len(deck):
+                break  # past the deck's bottom (a reshuffle comes first): no knowing
+            card = deck[len(deck) - 1 - x]
+            if cs.is_hand[card]:
+                came[cs.htype[card]] += 1
+        elif kind == "gain":
+            came[x] += 1
+        elif came[x]:
+            came[x] -= 1
+        else:
+            need[x] += 1
+    return need
 
 
 def _not_given(game, w, hidden_steps: list[int], j: int, short: tuple[int, int], gift_to) -> int | None:
@@ -575,18 +740,36 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
                 pool = ()
             if pool:
                 secret.append((k, any(c in seen for c in pool), pend["p"]))
+                chance.unseen_moves.add(k)
                 if pend["k"] == GIVE_CARD:
                     chance.gift_to[k] = (gifts, pend["to"])
         if kind_of[a] == "alakazum" and replay.pending["p"] != p:
             for c in replay.hands[replay.pending["p"]]:
                 barred.setdefault(c, set()).add(move_of[a][0])
+        chance.movers.append(replay.current_player)
+        held_before = [set(h) for h in replay.hands]
+        shuffles_before = len(chance.orders)
         # the real game's own moves: legal by construction, so the legality check is skipped
         chance.drawn.clear()
         chance.drawers.clear()
         replay.history.append(a)
         replay._apply(a)
         replay._forget_legal()
+        chance.step_draws.append(chance.drawers[:])
+        chance.stirred_at.append(bool(chance.stirred) or len(chance.orders) != shuffles_before)
+        drawn = set(chance.drawn)
         now = visible(replay, p)
+        # The cards each hand lost and gained at the step (not the deck's draws): by hand type
+        # where the seat saw the card (it left all hands in view, or it sees it where it went;
+        # a card gained in its view), else None: a world may have another card there.
+        held_after = [set(h) for h in replay.hands]
+        in_hands = set().union(*held_after)
+        htype = game.cs.htype
+        chance.changes.append(
+            [(q, -1, htype[c] if c not in in_hands or c in now else None)
+             for q in range(replay.num_players) for c in held_before[q] - held_after[q]]
+            + [(q, 1, htype[c] if c in now else None)
+               for q in range(replay.num_players) for c in held_after[q] - held_before[q] - drawn])
         seen |= now
         if chance.calm:
             _follow_calm(chance, replay, p, now, taken[k], barred)
@@ -641,6 +824,16 @@ class _Chance:
         # Each hidden gift step: (which sequence of gifts, the recipient), both public (the
         # giver names the recipient before the card).
         self.gift_to: dict[int, tuple[int, int]] = {}
+        # Per step, for what the hands of a gift must hold (``_gift_needs``): who moved, who drew
+        # each card drawn from the deck, whether the deck changed otherwise (a reshuffle, a
+        # Forest Magic take), and each card a hand lost (-1) or gained (+1) otherwise, with its
+        # hand type where the seat saw it, else None. All the seat's to know.
+        self.movers: list[int | None] = []  # (who moved at each step)
+        self.unseen_moves: set[int] = set()  # steps whose choice the seat did not see
+        self.needs_memo: dict = {}  # ``_gift_needs`` per (hidden steps, runs)
+        self.step_draws: list[list[int]] = []
+        self.stirred_at: list[bool] = []
+        self.changes: list[list[tuple[int, int, int | None]]] = []
         # Each reshuffle's deck as it came out: card -> its place (0 the bottom).
         self.places: list[dict[int, int]] = []
         # Cards *calm* since a reshuffle (its index): nobody has seen them since and no step has
