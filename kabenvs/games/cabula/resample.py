@@ -631,13 +631,11 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
     def conflict(ev) -> set[int]:
         """The choices (their event indices) that a contradiction at ``ev`` can come from: those
         that decided which tokens sit in the hand it is about, and those that used up, in the
-        groups of that hand's free tokens, a type it needed (``causes``). A draw of mine that
-        found its group out of a type: the choices that used up that type there. Anything else
-        (the final deal): every choice, latest first."""
+        groups of that hand's free tokens, a type it needed (``causes``). Anything else (the
+        final deal): every choice, latest first. (A draw the seat sees cannot contradict: its
+        card was fixed when its deck was made, ``_seen_draws``.)"""
         failed, tok.last_fail = tok.last_fail, None
         kind = None if ev is None else ev[0]
-        if kind == "draw" and failed is not None:
-            return {e.i for e in of_used.get((failed, ev[2]), ())}
         if kind not in ("out", "move", "look"):
             if ev is None and named_hands:
                 # the deal could not hold what ``need`` asks: first the choices of which card left
