@@ -8,8 +8,10 @@ identity). We
 1. replay the real game from its start and collect every card ``p`` saw that could be hidden
    from it later (``visible``), which physical card each hidden choice of the history took (a
    card given away, a Forest Magic card kept or put back), and what each Alakazum showed a hand
-   not to hold. This analysis replay routes identical copies canonically: when another hand gives
-   up a card of a type, a copy ``p`` knows is in that hand leaves first, else one it has seen. Which copy leaves is no information,
+   not to hold. This analysis replay routes identical copies canonically (``_route_copies``):
+   when another hand gives up a card of a type in view, a copy ``p`` knows is in that hand leaves
+   first, else one it has seen, and one a hidden gift brought last; a card given face down is one
+   ``p`` never saw where the hand has one. Which copy leaves is no information,
    so every history ``p`` cannot tell apart ends with the same seen cards in the same places, and
    the worlds drawn depend on what ``p`` saw, not on how the truth happened to route its copies;
    the rest works on this canonical present;
@@ -197,7 +199,7 @@ def _draw(state: "AlakazumState", p: int, rng: np.random.Generator) -> tuple["Al
     origin, actions = _start_of(state)
     seen, taken, barred, secret, present, chance = _history_facts(state, p, origin, actions)
     # 2. a permutation of the never-seen cards keeping what p could tell about them. ``present``
-    # is this position as the analysis replayed it (seen copies routed out first): the same cards
+    # is this position as the analysis replayed it (copies routed, ``_route_copies``): the same cards
     # in the same places by type, possibly other copies by id.
     zones = _hidden_now(present, p)
     hidden = {c for cards in zones.values() for c in cards} - seen
@@ -706,7 +708,9 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     # cards held then are none of those (card -> cultures announced while it was held).
     barred: dict[int, set[int]] = {}
     replay = origin.clone()
-    _route_seen_copies_first(replay, p, seen)
+    moved: set[int] = set()
+    hiding = [False]  # (whether the step being replayed is another seat's choice hidden from p)
+    _route_copies(replay, p, seen, moved, hiding)
     chance = _track_chance(replay)
     kind_of, move_of = game.kind_of, game.move_of
     cls = game.cs.cls
@@ -716,8 +720,9 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     gifts = 0  # numbers each sequence of gifts (one Halloween's half of a hand)
     giving = False
     for k, a in enumerate(actions):
-        taken.append(_taken(replay, a))
         pend = replay.pending
+        hiding[0] = pend is not None and pend["p"] != p and pend["k"] == GIVE_CARD and pend["to"] != p
+        taken.append(_taken(replay, a))
         now_giving = pend is not None and pend["k"] in (GIVE_TO, GIVE_CARD)
         gifts += now_giving and not giving
         giving = now_giving
@@ -755,6 +760,8 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
         replay.history.append(a)
         replay._apply(a)
         replay._forget_legal()
+        if secret and secret[-1][0] == k:
+            moved.add(taken[k])  # (after the step: its own find must take the card ``taken`` names)
         chance.step_draws.append(chance.drawers[:])
         chance.stirred_at.append(bool(chance.stirred) or len(chance.orders) != shuffles_before)
         drawn = set(chance.drawn)
@@ -1022,24 +1029,39 @@ def _trade_calm_places(orders: list[list[int]], present: "AlakazumState", p: int
     return orders, here, bars
 
 
-def _route_seen_copies_first(replay: "AlakazumState", p: int, seen: set[int]) -> None:
-    """Make ``replay`` take, whenever another hand gives up a card of a type (played, paid, given
-    away), a copy ``p`` knows is in that hand, else a copy ``p`` has seen, before one it has not
-    (among identical copies).
+def _route_copies(replay: "AlakazumState", p: int, seen: set[int], moved: set[int], hiding: list[bool]) -> None:
+    """Make ``replay`` choose, whenever another hand gives up a card of a type (played, paid,
+    given away), which of its identical copies goes, by what ``p`` saw rather than by the
+    engine's order (the last copy of the hand).
 
     Which copy leaves is no information (copies are identical, knowledge is by type), but the
-    resampler keeps seen cards by id: the engine takes the last copy in the hand, so a history
-    whose hidden card happens to be a second copy would send that one away and keep the seen
-    copy, pinned, where another history the seat cannot tell from it keeps nothing pinned. Routing
-    seen copies out first gives every such history the same seen cards in the same places (the
-    fewest pinned), so the worlds drawn depend on what the seat saw, not on the truth's routing.
-    ``seen`` is the caller's set, grown as the replay goes."""
+    resampler keeps every card ``p`` ever saw by id, on the route its source gave it: a choice of
+    copies that differs between two histories the seat cannot tell apart leaves different cards
+    pinned, and the worlds drawn from the two differ. So every such history is routed the same way:
+
+    - a card leaving *in view* (played, paid, shown) is a copy ``p`` knows is in that hand, else
+      one it has seen that no hidden choice of another seat moved, else one it never saw that no
+      such choice moved, else any: the seen ones go first, so fewer stay pinned (seen copies
+      first: 2026-12-04), and a copy that came by a hidden gift stays unseen, so the gift, which
+      a world chooses again, is not tied to the route of a card seen later (2026-12-07, the shared
+      kit's ``KIT_SEED=25``: a world whose hidden gift had sent player 0 the Magic hat 1 it paid in
+      view later held the seen Barretina in that hand in 2 of 100 worlds, the truth, whose hat
+      had reached player 0 another way, in 46);
+    - a card another seat gives *face down* (``hiding[0]``, set by the caller for the step) is a
+      copy ``p`` never saw, else any: a seen copy moved by a hidden gift would lie, pinned by id,
+      where ``p`` cannot know it went (the same position: the gift had sent a Magic hat 1 the
+      seat knew of, which the truth's player showed at the market later).
+
+    ``seen`` and ``moved`` (the cards another seat's hidden choice took) are the caller's sets,
+    grown as the replay goes."""
     ht = replay.game.cs.htype
     engine_find = replay._find
 
     def find(q: int, t: int) -> int:
-        if q != p:
-            # First a copy p knows is in that hand: seeing a card of the type leave, p forgets
+        if q == p:
+            return engine_find(q, t)
+        if not hiding[0]:
+            # A copy p knows is in that hand first: seeing a card of the type leave, p forgets
             # the first known copy of it (rules ``_row_loses``), so the analysis has that one
             # leave. Sending another seen copy instead kept the known one in the hand, unknown
             # now and pinned by id, where a history with one copy there pins none (the shared
@@ -1048,12 +1070,18 @@ def _route_seen_copies_first(replay: "AlakazumState", p: int, seen: set[int]) ->
             for c in replay.known[p][q]:
                 if ht[c] == t:
                     return c
-            hand = replay.hands[q]
-            for i in range(len(hand) - 1, -1, -1):
-                c = hand[i]
-                if ht[c] == t and c in seen:
-                    return c
-        return engine_find(q, t)
+        best, rank = -1, 3
+        hand = replay.hands[q]
+        for i in range(len(hand) - 1, -1, -1):
+            c = hand[i]
+            if ht[c] == t:
+                if hiding[0]:
+                    r = 0 if c not in seen else 1
+                else:
+                    r = 2 if c in moved else (0 if c in seen else 1)
+                if r < rank:
+                    best, rank = c, r
+        return best if best >= 0 else engine_find(q, t)
 
     replay._find = find
 

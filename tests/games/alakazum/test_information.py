@@ -448,8 +448,6 @@ def test_worlds_drawn_from_a_world_are_drawn_like_worlds_of_the_truth():
     assert z < 6, f"{key}: z = {z:.1f}"
 
 
-@pytest.mark.xfail(strict=True, reason="issue #13, open: some worlds of this position lean (docs/games/"
-                   "alakazum.md, Known gaps, 'Routes of cards seen later')")
 def test_chained_draws_forget_the_source_where_gifts_are_re_chosen(monkeypatch):
     """Seat 1 of a 3-player game (seed 2) at 0.6, after four hidden gifts among cards it had seen
     (re-chosen in every world): the truth holds one Double potion in the forest deck, and a world
@@ -461,7 +459,9 @@ def test_chained_draws_forget_the_source_where_gifts_are_re_chosen(monkeypatch):
     2026-12-07, by the luck of seed 999: of the worlds drawn with seeds 990-999, four give worlds
     holding 0.42-0.63 Double potions in the deck on average (60 draws each) against the truth's
     1.0, with the resampler of then and with the one after the gifts' forward checks (whose seed
-    999 is now one of them: 0.48). Strict xfail: it fails the day this passes again."""
+    999 is now one of them: 0.48). It was a strict xfail until the copies a hidden gift sends
+    were routed (``resample._route_copies``, 2026-12-07, later): the worlds of those ten worlds
+    now hold 0.50-0.63 Double potions in the deck on average, the truth's 0.42 (60 draws each)."""
     from kabenvs.games.alakazum import resample as R
 
     assert R.CHAIN == 1
@@ -985,25 +985,38 @@ def test_a_recipient_short_of_a_card_backjumps_to_where_the_gift_would_have_gone
     assert resample._not_given(game, world, hidden_steps, 2, (1, 3), {}) is None
 
 
-@pytest.mark.xfail(strict=True, reason="issue #13, open: a card the seat sees later keeps the route its "
-                   "source gave it before (docs/games/alakazum.md, Known gaps, 'Routes of cards seen later')")
 def test_a_card_seen_later_does_not_pin_the_route_of_a_re_chosen_gift():
-    """Seat 2 of a 5-player game met by the shared kit (``KIT_SEED=25``): the seat knew the only
-    Barretina was in player 1's hand when player 1 gave three cards face down (two to player 3,
-    one to player 0). In a world the resampler drew, the gift to player 0 was a Magic hat 1 that
-    player 0 later paid in view. From that world, a re-chosen gift sending the Barretina to
-    player 0 instead leaves that hat in player 1's hand, and player 0's payment then needs
-    another Magic hat 1 among its never-seen cards: the worlds of the world hold the Barretina in
-    player 0's hand in 2 of 100 draws, those of the truth (whose hat reached player 0 another
-    way) in 46. The two states read the same to the seat, so their worlds must agree. Strict
-    xfail: this fails the day the routes before a sighting are drawn again too."""
+    """Seat 2 of a 5-player game met by the shared kit (``KIT_SEED=25``): the seat had seen the
+    only Barretina, and a Magic hat 1, go into player 1's hand when player 1 gave three cards face
+    down (two to player 3, one to player 0). In a world the resampler drew, the gift to player 0
+    was a Magic hat 1 (player 1 held two), and player 0 later paid a Magic hat 1 in view. The analysis replay used to
+    route copies by the engine's order: the gift sent the copy the seat had seen, and player 0
+    paid with it, so that card was kept by id on the route through the gift, and a re-chosen gift
+    sending the Barretina to player 0 left player 0 to find another Magic hat 1 among its
+    never-seen cards, which the relabelling rarely gave: the worlds of the world held the
+    Barretina in player 0's hand in 2 of 100 draws, those of the truth (whose hat reached player
+    0 another way) in 46 (z = 6.9 with 40 draws). Now a card given face down is a copy the seat
+    never saw, and one paid in view a copy no hidden gift brought (``resample._route_copies``):
+    the two states, which read the same to the seat, give worlds alike."""
     import json
     from pathlib import Path
+
+    from kabenvs.games.alakazum import resample
 
     case = json.loads((Path(__file__).parent / "data" / "route_of_a_card_seen_later_5p.json").read_text())
     game = AlakazumGame(num_players=5)
     truth, world, seat = game.state_from_json(case["truth"]), game.state_from_json(case["world"]), case["seat"]
     assert world.observation(seat).tobytes() == truth.observation(seat).tobytes()
+    # the premise, on the world's own history: its gift to player 0 (step 92) was a Magic hat 1
+    # while player 1 held a copy the seat had seen; the analysis now gives a never-seen copy
+    origin, actions = resample._start_of(world)
+    seen, taken = resample._history_facts(world, seat, origin, actions)[:2]
+    replay = origin.clone()
+    for a in actions[:92]:
+        replay.apply(a)
+    hats = [c for c in replay.hands[1] if game.cs.cards[c].name == "Magic hat 1"]
+    assert replay.pending["to"] == 0 and game.cs.cards[taken[92]].name == "Magic hat 1"
+    assert any(c in seen for c in hats) and taken[92] not in seen
     key = ("hand of player 0", "Barretina")
     z, _ = worlds_distribution_gap(truth, seat, world, 40, items=lambda w: [k for k in (
         (z, x) for z, xs in w.hidden_zones(seat).items() for x in xs) if k == key])
