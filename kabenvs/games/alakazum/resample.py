@@ -10,8 +10,9 @@ identity). We
    card given away, a Forest Magic card kept or put back), and what each Alakazum showed a hand
    not to hold. This analysis replay routes identical copies canonically (``_route_copies``):
    when another hand gives up a card of a type in view, a copy ``p`` knows is in that hand leaves
-   first, else one it has seen, and one a hidden gift brought last; a card given face down is one
-   ``p`` never saw where the hand has one. Which copy leaves is no information,
+   first, else one it has seen, and one a hidden gift brought last; a card given face down is
+   one ``p`` never saw where the giver is the next to show that type (``_gift_plan``), else
+   chosen as in view. Which copy leaves is no information,
    so every history ``p`` cannot tell apart ends with the same seen cards in the same places, and
    the worlds drawn depend on what ``p`` saw, not on how the truth happened to route its copies;
    the rest works on this canonical present;
@@ -691,13 +692,65 @@ def _observed(state, p, origin, actions, first):
 def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", actions: list[int]):
     """Replay the real game: every card ``p`` ever saw, the card behind each hidden choice, and
     the cards an Alakazum showed not to be amulets or objects of its culture. Kept on the state
-    (a cache, dropped by ``_reset_caches``) since a search resamples one position many times."""
+    (a cache, dropped by ``_reset_caches``) since a search resamples one position many times.
+
+    Which copy of a type a hidden gift sends is decided by what the seat sees next of that type
+    (``_gift_plan``), which the replay learns only later: a first pass sends seen copies, and
+    where the plan says otherwise a second pass replays it that way."""
     memo = state._resample_memo
     key = (p, len(state.history))
     if key in memo:
         return memo[key]
     if any(k[1] != key[1] for k in memo):
         memo.clear()  # the state moved on: only the current position's facts are kept
+    facts = _analyse(state, p, origin, actions, set())
+    plan = _gift_plan(state.game, facts[1], facts[5]) & facts[5].copy_choice
+    if plan:  # (only where the first pass sent a seen copy and an unseen one was there to send)
+        facts = _analyse(state, p, origin, actions, plan)
+    memo[key] = facts
+    return facts
+
+
+def _gift_plan(game, taken: list[int], chance: "_Chance") -> set[int]:
+    """The hidden gifts (another seat's card to a third, unseen by the seat) that should send a
+    copy the seat never saw rather than one it saw (``_route_copies``): those whose type the
+    giver is the next of the two to lose in the seat's view (not counting a copy it gained in view
+    since, which the seat knows of and which leaves first). Then the copy the giver shows is
+    the seen one and the gift's card stays unseen, so the gift, which a world chooses again, is
+    not tied to a card seen later (the shared kit's ``KIT_SEED=25``: a world whose gift sent the
+    seen Magic hat 1 held the seen Barretina in the recipient's hand in 2 of 100 worlds, the
+    truth in 46). Where the recipient is next to lose one in view, the seen copy goes: the card
+    it plays is then one already seen, and the copy left behind stays unseen (``KIT_SEED=33``:
+    sending the unseen Double potion instead left the giver holding a Double potion in 0.77 of a
+    world's worlds, in 0.28 of the truth's, 60 draws each). Types are the seat's to know whatever
+    copies moved, so the first pass's record of losses in view (``_Chance.changes``) serves."""
+    htype = game.cs.htype
+    plan: set[int] = set()
+    for k, (_, to) in chance.gift_to.items():
+        giver, t = chance.movers[k], htype[taken[k]]
+        gained = {giver: 0, to: 0}  # copies each gained in view since: the first to leave again
+        first = None
+        for j in range(k + 1, len(chance.changes)):
+            for q, sign, u in chance.changes[j]:
+                if u != t or q not in gained:
+                    continue
+                if sign > 0:
+                    gained[q] += 1
+                elif gained[q]:
+                    gained[q] -= 1
+                else:
+                    first = q
+                    break
+            if first is not None:
+                break
+        if first == giver:
+            plan.add(k)
+    return plan
+
+
+def _analyse(state: "AlakazumState", p: int, origin: "AlakazumState", actions: list[int],
+             plan: set[int]):
+    """One pass of ``_history_facts``; ``plan``: the hidden gifts that send a never-seen copy."""
     from kabenvs.games.alakazum.rules import FM_KEEP, FM_ORDER, GIVE_CARD, GIVE_TO
 
     game = state.game
@@ -709,11 +762,11 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     barred: dict[int, set[int]] = {}
     replay = origin.clone()
     moved: set[int] = set()
-    hiding = [False]  # (whether the step being replayed is another seat's choice hidden from p)
+    hiding = [False]  # (whether the step being replayed is a hidden gift sending a never-seen copy)
     _route_copies(replay, p, seen, moved, hiding)
     chance = _track_chance(replay)
     kind_of, move_of = game.kind_of, game.move_of
-    cls = game.cs.cls
+    cls, htype = game.cs.cls, game.cs.htype
     put_back: dict[int, int] = {}  # card -> the step another caster put it back on the deck
     keep_of: dict[int, int] = {}  # put-back step -> the step of its spell's keep
     keep = -1
@@ -721,8 +774,13 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     giving = False
     for k, a in enumerate(actions):
         pend = replay.pending
-        hiding[0] = pend is not None and pend["p"] != p and pend["k"] == GIVE_CARD and pend["to"] != p
+        hiding[0] = k in plan
         taken.append(_taken(replay, a))
+        if (pend is not None and pend["k"] == GIVE_CARD and pend["p"] != p and pend["to"] != p
+                and taken[k] in seen):  # a seen copy given face down where an unseen one could go
+            t = htype[taken[k]]
+            if any(htype[c] == t and c not in seen for c in replay.hands[pend["p"]]):
+                chance.copy_choice.add(k)
         now_giving = pend is not None and pend["k"] in (GIVE_TO, GIVE_CARD)
         gifts += now_giving and not giving
         giving = now_giving
@@ -771,7 +829,6 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
         # a card gained in its view), else None: a world may have another card there.
         held_after = [set(h) for h in replay.hands]
         in_hands = set().union(*held_after)
-        htype = game.cs.htype
         chance.changes.append(
             [(q, -1, htype[c] if c not in in_hands or c in now else None)
              for q in range(replay.num_players) for c in held_before[q] - held_after[q]]
@@ -805,8 +862,7 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
         chance.keep_needs.setdefault(keep_of[k], Counter())[c] += 1
     for name in ("_find", "_roll", "_shuffle_order", "_draw_forest", "_fm_sets"):
         delattr(replay, name)  # the engine's own methods again (the replay is kept as the present)
-    memo[key] = (seen, taken, barred, secret, replay, chance)
-    return memo[key]
+    return seen, taken, barred, secret, replay, chance
 
 
 class _Chance:
@@ -838,6 +894,8 @@ class _Chance:
         self.movers: list[int | None] = []  # (who moved at each step)
         self.unseen_moves: set[int] = set()  # steps whose choice the seat did not see
         self.needs_memo: dict = {}  # ``_gift_needs`` per (hidden steps, runs)
+        # hidden gifts that sent a seen copy while the giver held one the seat never saw
+        self.copy_choice: set[int] = set()
         self.step_draws: list[list[int]] = []
         self.stirred_at: list[bool] = []
         self.changes: list[list[tuple[int, int, int | None]]] = []
@@ -1047,10 +1105,11 @@ def _route_copies(replay: "AlakazumState", p: int, seen: set[int], moved: set[in
       kit's ``KIT_SEED=25``: a world whose hidden gift had sent player 0 the Magic hat 1 it paid in
       view later held the seen Barretina in that hand in 2 of 100 worlds, the truth, whose hat
       had reached player 0 another way, in 46);
-    - a card another seat gives *face down* (``hiding[0]``, set by the caller for the step) is a
-      copy ``p`` never saw, else any: a seen copy moved by a hidden gift would lie, pinned by id,
-      where ``p`` cannot know it went (the same position: the gift had sent a Magic hat 1 the
-      seat knew of, which the truth's player showed at the market later).
+    - a card another seat gives *face down* goes as one leaving in view, unless the giver is the
+      next of the two to lose that type in view (``_gift_plan``; ``hiding[0]``, set by the caller
+      for the step): then it is a copy ``p`` never saw, else any, so the copy the giver shows later
+      is the seen one (at the same position, the gift had sent a Magic hat 1 the seat knew of,
+      which the truth's player 1 showed at the market later), and the gift's card stays unseen.
 
     ``seen`` and ``moved`` (the cards another seat's hidden choice took) are the caller's sets,
     grown as the replay goes."""
