@@ -378,7 +378,8 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     for j, k in enumerate(hidden_steps):
         if k in gift_to:
             gifts_left[j] = sum(1 for j2 in range(j, len(hidden_steps))
-                                if run_start[j2] == run_start[j] and gift_to.get(hidden_steps[j2]) == gift_to[k])
+                                if run_start[j2] == run_start[j]
+                                and gift_to.get(hidden_steps[j2]) == gift_to[k])
 
     def options_at(w, j: int) -> list[int]:
         """The moves at hidden step ``j`` in random order. Every legal move there is offered: a
@@ -704,17 +705,19 @@ def _history_facts(state: "AlakazumState", p: int, origin: "AlakazumState", acti
     if any(k[1] != key[1] for k in memo):
         memo.clear()  # the state moved on: only the current position's facts are kept
     facts = _analyse(state, p, origin, actions, set())
-    plan = _gift_plan(state.game, facts[1], facts[5]) & facts[5].copy_choice
-    if plan:  # (only where the first pass sent a seen copy and an unseen one was there to send)
+    # (only gifts where the first pass sent a seen copy and an unseen one was there to send: the
+    # plan changes nothing elsewhere, so it is neither worked out there nor replayed again)
+    plan = _gift_plan(state.game, facts[1], facts[5], facts[5].copy_choice)
+    if plan:
         facts = _analyse(state, p, origin, actions, plan)
     memo[key] = facts
     return facts
 
 
-def _gift_plan(game, taken: list[int], chance: "_Chance") -> set[int]:
-    """The hidden gifts (another seat's card to a third, unseen by the seat) that should send a
-    copy the seat never saw rather than one it saw (``_route_copies``): those whose type the
-    giver is the next of the two to lose in the seat's view (not counting a copy it gained in view
+def _gift_plan(game, taken: list[int], chance: "_Chance", gifts: set[int]) -> set[int]:
+    """The hidden gifts among ``gifts`` (another seat's card to a third, unseen by the seat) that
+    should send a copy the seat never saw rather than one it saw (``_route_copies``): those whose
+    type the giver is the next of the two to lose in the seat's view (not counting a copy it gained in view
     since, which the seat knows of and which leaves first). Then the copy the giver shows is
     the seen one and the gift's card stays unseen, so the gift, which a world chooses again, is
     not tied to a card seen later (the shared kit's ``KIT_SEED=25``: a world whose gift sent the
@@ -726,7 +729,8 @@ def _gift_plan(game, taken: list[int], chance: "_Chance") -> set[int]:
     copies moved, so the first pass's record of losses in view (``_Chance.changes``) serves."""
     htype = game.cs.htype
     plan: set[int] = set()
-    for k, (_, to) in chance.gift_to.items():
+    for k in sorted(gifts):
+        to = chance.gift_to[k][1]
         giver, t = chance.movers[k], htype[taken[k]]
         gained = {giver: 0, to: 0}  # copies each gained in view since: the first to leave again
         first = None
@@ -1087,7 +1091,8 @@ def _trade_calm_places(orders: list[list[int]], present: "AlakazumState", p: int
     return orders, here, bars
 
 
-def _route_copies(replay: "AlakazumState", p: int, seen: set[int], moved: set[int], hiding: list[bool]) -> None:
+def _route_copies(replay: "AlakazumState", p: int, seen: set[int], moved: set[int],
+                  hiding: list[bool]) -> None:
     """Make ``replay`` choose, whenever another hand gives up a card of a type (played, paid,
     given away), which of its identical copies goes, by what ``p`` saw rather than by the
     engine's order (the last copy of the hand).
