@@ -171,11 +171,17 @@ def rest_of_difference_named(a: State, b: State, seat: int) -> bool:
     lie), nothing else differs, or what does is pure history (no seat's observation and not the
     position tells it apart: e.g. which copy of one card type lies in a public pile, where copies
     are alike in every rule), or the game names it (``recall_gap``)."""
-    rest = b.clone()
-    for name in type(a).PLACEMENT_FIELDS:
-        setattr(rest, name, copy.deepcopy(getattr(a, name)))
-    rest._reset_caches()
+    rest = _with_fields(b, a, type(a).PLACEMENT_FIELDS)
     return not rest.differing_fields(a) or _everyone_alike(rest, a) or bool(a.recall_gap(rest, seat))
+
+
+def _with_fields(state: State, source: State, names) -> State:
+    """A clone of ``state`` holding ``source``'s values of the saved fields ``names``."""
+    out = state.clone()
+    for name in names:
+        setattr(out, name, copy.deepcopy(getattr(source, name)))
+    out._reset_caches()
+    return out
 
 
 def same_possible_worlds(a: State, b: State, seat: int, tries: int, seed: int = 0) -> bool:

@@ -130,10 +130,51 @@ def hidden_zones(state: "AlakazumState", p: int) -> dict[str, list[str]]:
     """Hidden items by zone, named by what they are (copies of a hand-card type are identical,
     so which copy is where is no information: items are card types, characters, traps, finals)."""
     cs = state.game.cs
-    name = cs.class_name
-    cls = cs.cls
-    return {z: sorted(cs.cards[c].name if cls[c] < 0 else name(cls[c]) for c in cards)
-            for z, cards in _hidden_now(state, p).items()}
+    return {z: sorted(_item(cs, c) for c in cards) for z, cards in _hidden_now(state, p).items()}
+
+
+def _item(cs, card: int) -> str:
+    """What ``hidden_zones`` calls a card: its name, or its class's for a card of a class."""
+    return cs.cards[card].name if cs.cls[card] < 0 else cs.class_name(cs.cls[card])
+
+
+def world_holding(state: "AlakazumState", p: int, want: dict[str, dict], rng: np.random.Generator,
+                  tries: int) -> "AlakazumState | None":
+    """A world as ``resample`` draws them whose hidden zones hold the items ``want`` names as it
+    says (zone -> {item: count}; ``State.world_holding``, for the perfect-recall probe), or None
+    after ``tries`` draws. Drawing worlds until one fits meets a given split of two types over
+    two hands a few times in a hundred at five players (the shared kit, ``KIT_SEED=36``), and
+    each draw replays the game; a relabelling alone costs microseconds, so each draw first finds
+    one (of up to ``FIT_TRIES``) that puts the items where ``want`` asks in the analysed present,
+    and replays only that. A re-chosen hidden choice can still move them, so the world is counted
+    again after its replay. Where a seen card stands in the way (pinned by id, only a re-chosen
+    gift moves it), no relabelling of this state fits; so each draw after the first is from the
+    world before (every world of a world is one of this state: the seat's history is the same),
+    whose re-chosen gifts may have moved it, and whose own relabelling can then fit."""
+    source = state
+    for _ in range(tries):
+        world, _rechosen = _draw(source, p, rng, want)
+        zones = hidden_zones(world, p)
+        if all(zones[z].count(x) == k for z, items in want.items() for x, k in items.items()):
+            return world
+        source = world
+    return None
+
+
+# Relabellings a draw of ``world_holding`` looks through for one that holds what it asks.
+FIT_TRIES = 256
+
+
+def _holds(here: "AlakazumState", p: int, sigma: dict[int, int], want: dict[str, dict]) -> bool:
+    """Whether relabelling ``here`` (the analysed present) by ``sigma`` puts the items ``want``
+    names in its zones as it asks."""
+    cs = here.game.cs
+    zones = _hidden_now(here, p)
+    for z, items in want.items():
+        held = Counter(_item(cs, sigma.get(c, c)) for c in zones[z])
+        if any(held[x] != k for x, k in items.items()):
+            return False
+    return True
 
 
 def _start_of(state: "AlakazumState") -> tuple["AlakazumState", list[int]]:
@@ -193,9 +234,12 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     return world
 
 
-def _draw(state: "AlakazumState", p: int, rng: np.random.Generator) -> tuple["AlakazumState", bool]:
+def _draw(state: "AlakazumState", p: int, rng: np.random.Generator,
+          want: dict[str, dict] | None = None) -> tuple["AlakazumState", bool]:
     """One draw of steps 1-3 (module docstring): the world, and whether it re-chose hidden
-    choices of other seats (a world then still leans towards its source)."""
+    choices of other seats (a world then still leans towards its source). ``want``: only for
+    ``world_holding``, the relabelling is drawn again (``FIT_TRIES`` at most) until it holds
+    those items."""
     game = state.game
     origin, actions = _start_of(state)
     seen, taken, barred, secret, present, chance = _history_facts(state, p, origin, actions)
@@ -218,12 +262,16 @@ def _draw(state: "AlakazumState", p: int, rng: np.random.Generator) -> tuple["Al
     for _ in range(resample_tries(1)):
         # where the cards lie that the seat saw go into the deck before a reshuffle and has not
         # seen since (``_rearrange_deck``)
-        orders, here, bars = _rearrange_deck(present, p, seen, barred, chance, rng)
-        try:
-            sigma = _relabelling(here, p, hidden, owed, bars, rng)  # (a payer's hand is never dealt again)
-        except RuntimeError:  # the trades left the hands more never-seen cards than hand cards to be
-            orders, here, bars = _rearrange_deck(present, p, seen, barred, chance, rng, trade=False)
-            sigma = _relabelling(here, p, hidden, owed, bars, rng)
+        for _fit in range(FIT_TRIES if want else 1):
+            orders, here, bars = _rearrange_deck(present, p, seen, barred, chance, rng)
+            try:
+                # (a payer's hand is never dealt again)
+                sigma = _relabelling(here, p, hidden, owed, bars, rng)
+            except RuntimeError:  # the trades left the hands more never-seen cards than hand cards to be
+                orders, here, bars = _rearrange_deck(present, p, seen, barred, chance, rng, trade=False)
+                sigma = _relabelling(here, p, hidden, owed, bars, rng)
+            if not want or _holds(here, p, sigma, want):
+                break
         # 3. relabel the start, rewrite the hidden choices, replay
         fields = _relabel(origin.start["state"], sigma)
         fields["shuffles"], fields["rolls"] = orders, chance.rolls[:]

@@ -1491,6 +1491,11 @@ class AlakazumState(State):
 
         return resample(self, player, rng)
 
+    def _world_holding(self, player: int, want: dict, rng, tries: int) -> "AlakazumState | None":
+        from kabenvs.games.alakazum.resample import world_holding
+
+        return world_holding(self, player, want, rng, tries)
+
     def position_key(self) -> str:
         """The all-seeing render less what no rule reads later (docs, Observation): the order in
         which a team's characters joined it, and the order of the graveyard. Characters join at
@@ -1522,8 +1527,11 @@ class AlakazumState(State):
         rows ``[j][k]`` with neither ``j`` nor ``k`` my seat (I read my rows and the others' rows
         about my hand), other players' deck knowledge (mine is equal), and the order of the
         forest deck (the same cards; the order the ones I know of is equal, or my observation
-        would differ)."""
+        would differ). Besides these it allows a market holding other copies of the same cards,
+        place by place: copies are alike in every rule, so which copy lies there is history (the
+        shared kit's ``KIT_SEED=37``: a third-hand row and the market's copies differed at once)."""
         n = self.num_players
+        cards = self.game.cs.cards
         gaps = set()
         for key, (mine, theirs) in self.differing_fields(other).items():
             if key in self._PAIR_ROWS and n >= 3:
@@ -1535,6 +1543,9 @@ class AlakazumState(State):
                 if mine[seat] != theirs[seat]:
                     return None
                 gaps.add("what another player knows of the forest deck")
+            elif key == "market":
+                if [cards[c].name for c in mine] != [cards[c].name for c in theirs]:
+                    return None
             elif key != "forest" or sorted(mine) != sorted(theirs):
                 return None
         return "; ".join(sorted(gaps)) or None

@@ -760,3 +760,90 @@ def test_a_forest_magic_keep_and_a_face_down_draw_of_the_card_put_back_change_on
         for z in zones:
             for x in items:
                 assert held[z].count(x) == wanted[z].count(x), (z, x)
+
+
+def _third_hand_row_and_market_copies_pair():
+    """The shared kit's merge at ``KIT_SEED=37`` (5 players; tests/games/alakazum/data): player 1
+    plays a Combat potion +1 in one game and a Double potion in the other; 240 moves later seats 0
+    and 3 read the two games alike while a Double potion and a Combat potion +1 lie swapped between
+    players 1 and 2, player 4 knows one card more of player 2's hand in the first game, and the
+    market holds other copies of the same types by id."""
+    return _probe_pair("third_hand_row_and_market_copies_5p.json")
+
+
+def test_a_third_hand_row_beside_other_copies_in_the_market_is_named():
+    """The rest of that difference, with the hidden cards set aside, is what player 4 knows of
+    player 2's hand (a third hand to seats 0 and 3: named) and which copies of the same cards lie
+    in the market place by place (no rule reads a copy): ``recall_gap`` names the first and allows
+    the second beside it. A market card of another type, or a row the seat reads, is refused."""
+    from kabenvs.core.recall import _everyone_alike, _with_fields, rest_of_difference_named
+
+    a, b = _third_hand_row_and_market_copies_pair()
+    for seat in (0, 3):
+        assert a.observation(seat).tobytes() == b.observation(seat).tobytes()
+        assert a.hidden_zones(seat) != b.hidden_zones(seat)
+    rest = _with_fields(b, a, type(a).PLACEMENT_FIELDS)
+    assert set(rest.differing_fields(a)) == {"known", "market"}
+    name = [card.name for card in a.game.cs.cards]
+    assert [name[c] for c in a.market] == [name[c] for c in b.market] and a.market != b.market
+    assert not _everyone_alike(rest, a)  # player 4's row on player 2's hand shows in player 4's view
+    assert _everyone_alike(_with_fields(rest, a, ("known",)), a)  # the market's copies: history
+    for seat in (0, 3):
+        assert a.recall_gap(rest, seat) == "what another player knows of a third hand"
+        assert rest_of_difference_named(a, b, seat)
+    # the same, with a market card of another type (every seat sees the market differ)
+    odd = b.clone()
+    odd.market, odd.hands = b.market[:], [h[:] for h in b.hands]
+    hand, j = next((q, j) for q in range(5) for j, c in enumerate(odd.hands[q])
+                   if name[c] != name[odd.market[0]])
+    odd.market[0], odd.hands[hand][j] = odd.hands[hand][j], odd.market[0]
+    odd._reset_caches()
+    assert a.recall_gap(_with_fields(odd, a, type(a).PLACEMENT_FIELDS), 0) is None
+    assert not rest_of_difference_named(a, odd, 0)
+    # the same, with a knowledge row seat 0 reads (its own about player 2's hand) changed
+    odd = b.clone()
+    odd.known = [[row[:] for row in rows] for rows in b.known]
+    odd.known[0][2] = odd.known[0][2] + [c for c in b.hands[2] if c not in odd.known[0][2]][:1]
+    odd._reset_caches()
+    assert not rest_of_difference_named(a, odd, 0)
+
+
+def test_a_split_behind_a_seen_card_a_gift_could_have_sent_is_built_by_a_walk_of_worlds():
+    """The same merge, the split each way: for seat 0 the second game's Double potion in player
+    2's hand is one it saw go there (pinned by id in the analysed present), so no relabelling of
+    that game holds the first game's split. Player 2's hidden Halloween gift to player 1 could have
+    sent it, and a world whose re-chosen gift did is a world of the same history: ``world_holding``
+    draws each try from the world before (300 draws from the game itself found none), and both
+    merges are proved odds only with 20."""
+    from kabenvs.core.recall import same_possible_worlds
+
+    a, b = _third_hand_row_and_market_copies_pair()
+    for seat in (0, 3):
+        assert same_possible_worlds(a, b, seat, tries=20)
+
+
+def test_world_holding_builds_a_split_that_draws_rarely_meet():
+    """The shared kit's merge at ``KIT_SEED=36``: a Double potion and a Combat potion +1 swapped
+    between two hands 273 moves after player 1 played one or the other, three seats reading the
+    games alike. A world of each history holding the other's split is a few in a hundred of the
+    resampler's draws; ``world_holding`` draws relabellings (microseconds each) until one puts the
+    asked items in place before it replays, so 20 draws prove all three merges odds only. The
+    world is checked by the probe itself (its zones counted, its replay digested)."""
+    import json
+    from pathlib import Path
+
+    from kabenvs.core.recall import _placements, same_possible_worlds
+
+    data = Path(__file__).parent / "data" / "rare_split_of_two_potions_5p.json"
+    seats = json.loads(data.read_text())["seat"]
+    a, b = _probe_pair("rare_split_of_two_potions_5p.json")
+    for seat in seats:
+        assert a.observation(seat).tobytes() == b.observation(seat).tobytes()
+        assert same_possible_worlds(a, b, seat, tries=20)
+    za, zb = _placements(a, 1), _placements(b, 1)
+    want = {z: {x: zb[z][x] for x in ("Double potion", "Combat potion +1")} for z in za if za[z] != zb[z]}
+    world = a.world_holding(1, want, 5, tries=20)
+    held = world.hidden_zones(1)
+    assert all(held[z].count(x) == k for z, items in want.items() for x, k in items.items())
+    # a split no world holds (more copies than the game has): None, after the tries asked
+    assert a.world_holding(1, {"hand of player 2": {"Double potion": 9}}, 5, tries=1) is None
