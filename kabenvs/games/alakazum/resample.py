@@ -39,8 +39,12 @@ identity). We
    before step 2 moved seen cards, 0.97 and 1.03 after (z = 0.8). Each draw from the draw before
    forgets more of the start. A draw without re-chosen choices is kept. Since step 2 moves seen
    cards, one draw shows no lean at eleven positions of 2-5 players with 400 draws from the truth
-   and 400 from a world of it (largest z 1.9-3.2, what chance gives), so ``CHAIN`` is 1; the
-   chain stays for a position where a lean is found again.
+   and 400 from a world of it (largest z 1.9-3.2, what chance gives), so ``CHAIN`` was 1 for a
+   while. The lean was found again where a card is seen only after its route (a card drawn face
+   down and played in view later: the analysis pins the draw to it, docs/games/alakazum.md,
+   Known gaps): one draw z = 10.7 there with 100 draws, a chain of two 4.1, of three 0.4; a
+   world whose re-chosen gift kept the seen copy plays that copy, so the next draw of the chain
+   leaves the drawn card free. ``CHAIN`` is 3 again.
 
 A state without a recorded start (an older save) is treated as its own start.
 """
@@ -209,9 +213,10 @@ def _relabel(fields: dict, sigma: dict[int, int]) -> dict:
     return out
 
 
-# Draws in a chain where hidden choices are re-chosen (module docstring, step 4): one since the
-# 400-draw check there; each more draw costs a whole draw again (3.4 ms at 2 players, 22 at 5).
-CHAIN = 1
+# Draws in a chain where hidden choices are re-chosen (module docstring, step 4). Each more draw
+# costs a whole draw again, analysis included: over every 25th decision from the 100th of random
+# games, 5.8 -> 14.9 ms a draw at 2 players, 9.2 -> 30.1 at 3, 32.9 -> 108.7 at 5 (one draw -> three).
+CHAIN = 3
 
 
 def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "AlakazumState":
