@@ -161,6 +161,7 @@ def world_holding(state: "AlakazumState", p: int, want: dict[str, dict], rng: np
         zones = hidden_zones(world, p)
         if all(zones[z].count(x) == k for z, items in want.items() for x, k in items.items()):
             return world
+        _hand_on(source, world, p)
         source = world
     return None
 
@@ -214,8 +215,9 @@ def _relabel(fields: dict, sigma: dict[int, int]) -> dict:
 
 
 # Draws in a chain where hidden choices are re-chosen (module docstring, step 4). Each more draw
-# costs a whole draw again, analysis included: over every 25th decision from the 100th of random
-# games, 5.8 -> 14.9 ms a draw at 2 players, 9.2 -> 30.1 at 3, 32.9 -> 108.7 at 5 (one draw -> three).
+# costs a draw again, its own analysis included (not the record of what the seat saw: ``_hand_on``):
+# over every 25th decision from the 100th of random games, one draw -> three, 4.4 -> 10.0 ms a draw
+# at 2 players, 8.3 -> 22.0 at 3, 31.8 -> 93.0 at 5.
 CHAIN = 3
 
 
@@ -229,14 +231,27 @@ def resample(state: "AlakazumState", p: int, rng: np.random.Generator) -> "Alaka
     # A fallback in the chain follows its source's choices: the truth's only while every draw so
     # far fell back; after one usual draw the source is a world, and following it tells nothing.
     followed = world._followed_truth
+    source = state
     for _ in range(CHAIN - 1):
+        _hand_on(source, world, p)
         # from a usual world a fallback is harmless: such draws need no patience (core.patience)
         with patient(followed and is_patient()):
             nxt, _ = _draw(world, p, rng)
         followed = followed and nxt._followed_truth
-        world = nxt
+        source, world = world, nxt
     world._followed_truth = followed
     return world
+
+
+def _hand_on(source: "AlakazumState", world: "AlakazumState", p: int) -> None:
+    """Give ``world`` the record of what ``p`` saw at each step (``_observed``) that ``source``
+    holds: a world replays to the same views of every step (``_rechoose`` checks each), so the
+    record is the same, and the next draw of a chain need not replay and encode it again (a fifth
+    of a 5-player draw)."""
+    n = len(source.history)
+    for key, seen in source._resample_memo.items():
+        if key[:3] == (p, n, "obs"):
+            world._resample_memo[key] = seen
 
 
 def _draw(state: "AlakazumState", p: int, rng: np.random.Generator,
@@ -731,6 +746,11 @@ def _observed(state, p, origin, actions, first):
     memo = state._resample_memo
     key = (p, len(state.history), "obs", first)  # the same [1] as _history_facts keys: cleared with them
     if key not in memo:
+        # a longer record of the same views will do (one a chain's source handed on, ``_hand_on``)
+        for k, seen in list(memo.items()):
+            if k[:3] == key[:3] and k[3] <= first:
+                memo[key] = seen[first - k[3]:]
+                return memo[key]
         replay = origin.clone()
         out = []
         for k, a in enumerate(actions):
