@@ -487,6 +487,30 @@ def test_chained_draws_forget_the_source_where_gifts_are_re_chosen(monkeypatch):
     assert deck_gap(80) < 3
 
 
+def test_a_chain_hands_on_what_the_seat_saw_and_draws_the_same_worlds(monkeypatch):
+    """The later draws of a chain take the record of what the seat saw at each step from the draw
+    before (``resample._hand_on``; every world of the history replays to the same views), rather
+    than replaying and encoding it again: the worlds are the same, bit for bit, either way, and
+    the record really is handed on (the second draw finds it in its source's memo)."""
+    from kabenvs.games.alakazum import resample as R
+
+    state = _position(3, 2, 0.6)  # four hidden gifts among cards the seat saw: every draw re-chooses
+    seat = state.current_player
+    handed = []
+    real = R._hand_on
+
+    def spy(source, world, p):
+        real(source, world, p)
+        handed.append(sum(1 for k in world._resample_memo if k[2:3] == ("obs",)))
+
+    monkeypatch.setattr(R, "_hand_on", spy)
+    with_record = [state.clone().resample_hidden(seat, np.random.default_rng(i)).to_json() for i in range(3)]
+    assert len(handed) == 3 * (R.CHAIN - 1) and all(handed)
+    monkeypatch.setattr(R, "_hand_on", lambda source, world, p: None)
+    without = [state.clone().resample_hidden(seat, np.random.default_rng(i)).to_json() for i in range(3)]
+    assert with_record == without
+
+
 @pytest.mark.parametrize("marks,followed", [((True, True, True), True), ((True, False, True), False),
                                             ((False, True, True), False), ((False, False, False), False)])
 def test_a_chain_follows_the_truth_only_while_every_draw_fell_back(monkeypatch, marks, followed):
