@@ -1118,6 +1118,32 @@ def test_a_card_drawn_face_down_and_seen_later_does_not_pin_its_draw(monkeypatch
     assert gap() > 4
 
 
+@pytest.mark.xfail(strict=True, reason="issue #13, open: which copy is left hidden after copies were paid in "
+                   "view is routed by a rule, and the seen one it leaves is pinned (docs/games/alakazum.md, "
+                   "Known gaps, 'Copies paid after a hidden gift')")
+def test_the_copy_left_hidden_after_a_payment_does_not_depend_on_the_source():
+    """Seat 4 of a 5-player game met by the shared kit (``KIT_SEED=49``, step 134 of 671): player
+    0 took a Magic hat 1 from the market in view, gave a card face down to player 2 in its
+    Halloween, and player 2 paid two Magic hats 1 in view 14 steps later; one Magic hat 1 is
+    hidden from the seat. In the truth the gift sent that hat and player 2 paid it with one it drew,
+    so the hidden copy is one the seat never saw, which the relabelling puts anywhere (the forest
+    deck in 0.63 of the truth's worlds). In the world (the kit's draw) the re-chosen gift kept the
+    hat and player 2 paid two never-seen copies, so the hidden copy is the seen one, pinned to
+    player 0's hand or, through a re-chosen gift, player 2's (0.55 / 0.45, the deck never): z = 10
+    with 40 draws, 16.5 with one draw instead of the chain. A draw that picks which copies a
+    payment takes by chance (or draws a card's identity before its first sighting again) would
+    mend it; not done. Strict xfail: it fails the day this passes."""
+    import json
+    from pathlib import Path
+
+    case = json.loads((Path(__file__).parent / "data" / "paid_copies_after_a_hidden_gift_5p.json").read_text())
+    game = AlakazumGame(num_players=5)
+    truth, world, seat = game.state_from_json(case["truth"]), game.state_from_json(case["world"]), case["seat"]
+    assert world.observation(seat).tobytes() == truth.observation(seat).tobytes()
+    z, key = worlds_distribution_gap(truth, seat, world, 40)
+    assert z < 4, f"{key}: z = {z:.1f}"
+
+
 def test_re_chosen_gifts_leave_each_hand_what_it_plays_later():
     """Seat 1 of a 5-player game met by the shared kit (``KIT_SEED=27``, step 614 of 768):
     player 0's Halloween gave ten of its twenty cards, nine face down. Afterwards player 0 gave a
