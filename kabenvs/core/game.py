@@ -121,6 +121,12 @@ def world_start(fields: dict, rng: np.random.Generator) -> dict:
     return {"state": fields, "rng": np.random.default_rng(int(rng.integers(0, 2**63))).bit_generator.state}
 
 
+def zones_hold(zones: dict[str, list], want: dict[str, dict]) -> bool:
+    """Whether ``hidden_zones``' answer ``zones`` holds each item ``want`` names as often as it says
+    (zone -> {item: count}; ``State.world_holding``)."""
+    return all(list(zones.get(z, ())).count(x) == k for z, items in want.items() for x, k in items.items())
+
+
 def as_generator(rng: np.random.Generator | int | None) -> np.random.Generator:
     """``rng`` itself, or a Generator seeded with it (None: fresh entropy). A seed that is not an
     integer >= 0 is a ``ConfigError`` naming it (numpy's own message, "expected non-negative
@@ -368,8 +374,7 @@ class State:
                        tries: int) -> "State | None":
         for _ in range(tries):
             world = self._resample_hidden(player, rng)
-            zones = world.hidden_zones(player) or {}
-            if all(list(zones.get(z, ())).count(x) == k for z, items in want.items() for x, k in items.items()):
+            if zones_hold(world.hidden_zones(player) or {}, want):
                 return world
         return None
 

@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from kabenvs.core.game import world_start
+from kabenvs.core.game import world_start, zones_hold
 from kabenvs.core.patience import is_patient, patient, resample_budget, resample_tries
 
 if TYPE_CHECKING:
@@ -158,8 +158,7 @@ def world_holding(state: "AlakazumState", p: int, want: dict[str, dict], rng: np
     source = state
     for _ in range(tries):
         world, _rechosen = _draw(source, p, rng, want)
-        zones = hidden_zones(world, p)
-        if all(zones[z].count(x) == k for z, items in want.items() for x, k in items.items()):
+        if zones_hold(hidden_zones(world, p), want):
             return world
         _hand_on(source, world, p)
         source = world
