@@ -8,14 +8,14 @@ identity). We
 1. replay the real game from its start and collect every card ``p`` saw that could be hidden
    from it later (``visible``), which physical card each hidden choice of the history took (a
    card given away, a Forest Magic card kept or put back), and what each Alakazum showed a hand
-   not to hold. This analysis replay routes identical copies canonically (``_route_copies``):
-   when another hand gives up a card of a type in view, a copy ``p`` knows is in that hand leaves
-   first, else one it has seen, and one a hidden gift brought last; a card given face down is
+   not to hold. This analysis replay routes identical copies by what ``p`` saw
+   (``_route_copies``): when another hand gives up a card of a type in view, a copy ``p`` knows
+   is in that hand leaves first, else one it has seen, else one drawn by chance among the others
+   (never-seen copies and those a hidden gift may have brought alike); a card given face down is
    one ``p`` never saw where the giver is the next to show that type (``_gift_plan``), else
-   chosen as in view. Which copy leaves is no information,
-   so every history ``p`` cannot tell apart ends with the same seen cards in the same places, and
-   the worlds drawn depend on what ``p`` saw, not on how the truth happened to route its copies;
-   the rest works on this canonical present;
+   chosen as in view. Which copy leaves is no information, so the routing never follows the
+   truth's own, and the worlds drawn depend on what ``p`` saw, not on how the truth happened to
+   route its copies; the rest works on this present;
 2. deal the cards the seat saw go into the deck before a reshuffle and has not seen since to
    places they could have reached unseen (``_rearrange_deck``: the deck, or a hand that drew
    face down since), and draw a permutation of the never-seen cards that keeps what ``p`` could tell about them: a card
@@ -839,7 +839,7 @@ def _analyse(state: "AlakazumState", p: int, origin: "AlakazumState", actions: l
     replay = origin.clone()
     moved: set[int] = set()
     hiding = [False]  # (whether the step being replayed is a hidden gift sending a never-seen copy)
-    _route_copies(replay, p, seen, moved, hiding)
+    _route_copies(replay, p, seen, moved, hiding, _routing_rng(origin, p, actions))
     chance = _track_chance(replay)
     kind_of, move_of = game.kind_of, game.move_of
     cls, htype = game.cs.cls, game.cs.htype
@@ -1163,8 +1163,18 @@ def _trade_calm_places(orders: list[list[int]], present: "AlakazumState", p: int
     return orders, here, bars
 
 
+def _routing_rng(origin: "AlakazumState", p: int, actions: list[int]) -> np.random.Generator:
+    """The generator of ``_route_copies``' chance choices: seeded by the position itself (its start
+    and history, the seat), so the analysis, kept per position (``_history_facts``), is the same
+    for every copy of a state, and a seeded draw does not depend on which draws came before it."""
+    import zlib
+
+    key = repr((p, origin.start.get("rng") if origin.start else None, actions)).encode()
+    return np.random.default_rng(zlib.crc32(key))
+
+
 def _route_copies(replay: "AlakazumState", p: int, seen: set[int], moved: set[int],
-                  hiding: list[bool]) -> None:
+                  hiding: list[bool], rng: np.random.Generator) -> None:
     """Make ``replay`` choose, whenever another hand gives up a card of a type (played, paid,
     given away), which of its identical copies goes, by what ``p`` saw rather than by the
     engine's order (the last copy of the hand).
@@ -1172,16 +1182,20 @@ def _route_copies(replay: "AlakazumState", p: int, seen: set[int], moved: set[in
     Which copy leaves is no information (copies are identical, knowledge is by type), but the
     resampler keeps every card ``p`` ever saw by id, on the route its source gave it: a choice of
     copies that differs between two histories the seat cannot tell apart leaves different cards
-    pinned, and the worlds drawn from the two differ. So every such history is routed the same way:
+    pinned, and the worlds drawn from the two differ. So every such history is routed by one rule:
 
     - a card leaving *in view* (played, paid, shown) is a copy ``p`` knows is in that hand, else
-      one it has seen that no hidden choice of another seat moved, else one it never saw that no
-      such choice moved, else any: the seen ones go first, so fewer stay pinned (seen copies
-      first: 2026-12-04), and a copy that came by a hidden gift stays unseen, so the gift, which
-      a world chooses again, is not tied to the route of a card seen later (2026-12-07, the shared
-      kit's ``KIT_SEED=25``: a world whose hidden gift had sent player 0 the Magic hat 1 it paid in
-      view later held the seen Barretina in that hand in 2 of 100 worlds, the truth, whose hat
-      had reached player 0 another way, in 46);
+      one it has seen that no hidden choice of another seat moved (the seen ones go first, so
+      fewer stay pinned: 2026-12-04), else one drawn by chance among the rest, copies it never
+      saw and copies a hidden choice may have moved alike (``_routing_rng``). Each fixed rule
+      there pinned one kind of world: paying a copy a hidden gift brought tied the gift, which a
+      world chooses again, to the route of a card seen later (the shared kit's ``KIT_SEED=25``: a
+      world whose gift had sent player 0 the Magic hat 1 it paid later held the seen Barretina in
+      that hand in 2 of 100 worlds, the truth, whose hat had reached player 0 another way, in 46),
+      and keeping it kept that seen copy in a hand where the truth's hidden copy was a never-seen
+      one, free to lie in the deck (``KIT_SEED=49``: a world's worlds held it in the deck in 0 of
+      300 draws, the truth's in 0.64). By chance, each kind of world leads to the other (0.23
+      against 0.64 since; docs/games/alakazum.md, Known gaps);
     - a card another seat gives *face down* goes as one leaving in view, unless the giver is the
       next of the two to lose that type in view (``_gift_plan``; ``hiding[0]``, set by the caller
       for the step): then it is a copy ``p`` never saw, else any, so the copy the giver shows later
@@ -1192,6 +1206,9 @@ def _route_copies(replay: "AlakazumState", p: int, seen: set[int], moved: set[in
     grown as the replay goes."""
     ht = replay.game.cs.htype
     engine_find = replay._find
+    # a chance choice, kept: ``_taken`` asks which card a gift takes before the step, the engine
+    # asks again within it, and both must get the same copy
+    chosen: dict = {}
 
     def find(q: int, t: int) -> int:
         if q == p:
@@ -1208,15 +1225,23 @@ def _route_copies(replay: "AlakazumState", p: int, seen: set[int], moved: set[in
                     return c
         best, rank = -1, 3
         hand = replay.hands[q]
+        ties = []
         for i in range(len(hand) - 1, -1, -1):
             c = hand[i]
             if ht[c] == t:
                 if hiding[0]:
                     r = 0 if c not in seen else 1
                 else:
-                    r = 2 if c in moved else (0 if c in seen else 1)
+                    r = 0 if c in seen and c not in moved else 1
                 if r < rank:
-                    best, rank = c, r
+                    best, rank, ties = c, r, [c]
+                elif r == rank:
+                    ties.append(c)
+        if rank == 1 and not hiding[0] and len(ties) > 1:
+            key = (q, t, tuple(hand))
+            if key not in chosen:
+                chosen[key] = ties[int(rng.integers(len(ties)))]
+            return chosen[key]
         return best if best >= 0 else engine_find(q, t)
 
     replay._find = find

@@ -1118,6 +1118,39 @@ def test_a_card_drawn_face_down_and_seen_later_does_not_pin_its_draw(monkeypatch
     assert gap() > 4
 
 
+def _paid_copies_case():
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).parent / "data" / "paid_copies_after_a_hidden_gift_5p.json"
+    case = json.loads(path.read_text())
+    game = AlakazumGame(num_players=5)
+    return game, game.state_from_json(case["truth"]), game.state_from_json(case["world"]), case["seat"]
+
+
+def test_a_payment_takes_a_copy_a_hidden_gift_may_have_brought_by_chance():
+    """The ``KIT_SEED=49`` position (below): in the kit's world, player 2 held the Magic hat 1 the
+    seat saw player 0 take wherever a re-chosen gift sent it there, besides two never-seen copies,
+    and paid two of the three in view. The analysis used to pay the never-seen ones, so the seen
+    copy stayed pinned in a hand and no world of that world held a Magic hat 1 in the forest deck
+    (0 of 300 draws; the truth's worlds 0.64). Which of the copies leaves is no information, so the
+    analysis now picks among those the seat cannot place for sure (a copy a hidden gift may have
+    moved, or one it never saw) by chance, the same chance for the same position
+    (``resample._route_copies``): then a never-seen copy stays, which the next draw of the chain
+    can put in the deck."""
+    from kabenvs.games.alakazum import resample as R
+
+    game, truth, world, seat = _paid_copies_case()
+    key = ("forest deck", "Magic hat 1")
+    held = sum(world.resample_hidden(seat, np.random.default_rng(i)).hidden_zones(seat)[key[0]].count(key[1])
+               for i in range(40))
+    assert held >= 2  # 0.23 of the draws since (300 draws); none before
+    # the chance is the position's own: another copy of the same state routes the same way
+    again = game.state_from_json(world.to_dict())
+    facts = [R._history_facts(w, seat, *R._start_of(w)) for w in (world, again)]
+    assert facts[0][1] == facts[1][1] and facts[0][4].hands == facts[1][4].hands
+
+
 @pytest.mark.xfail(strict=True, reason="issue #13, open: which copy is left hidden after copies were paid in "
                    "view is routed by a rule, and the seen one it leaves is pinned (docs/games/alakazum.md, "
                    "Known gaps, 'Copies paid after a hidden gift')")
@@ -1130,15 +1163,14 @@ def test_the_copy_left_hidden_after_a_payment_does_not_depend_on_the_source():
     deck in 0.63 of the truth's worlds). In the world (the kit's draw) the re-chosen gift kept the
     hat and player 2 paid two never-seen copies, so the hidden copy is the seen one, pinned to
     player 0's hand or, through a re-chosen gift, player 2's (0.55 / 0.45, the deck never): z = 10
-    with 40 draws, 16.5 with one draw instead of the chain. A draw that picks which copies a
-    payment takes by chance (or draws a card's identity before its first sighting again) would
-    mend it; not done. Strict xfail: it fails the day this passes."""
-    import json
-    from pathlib import Path
-
-    case = json.loads((Path(__file__).parent / "data" / "paid_copies_after_a_hidden_gift_5p.json").read_text())
-    game = AlakazumGame(num_players=5)
-    truth, world, seat = game.state_from_json(case["truth"]), game.state_from_json(case["world"]), case["seat"]
+    with 40 draws, 16.5 with one draw instead of the chain. Since a payment takes such copies by
+    chance (the test above), the world's worlds reach the deck too, but seldom (0.23 against the
+    truth's 0.64 over 300 draws: z = 11 where it was 23): the truth's kind of world needs a
+    re-chosen gift of the hat and a chance payment of it, two links of the chain, and the other
+    way a relabelling that deals player 2 a second hat. A draw that does not start from its
+    source (a card's identity drawn again before its first sighting) would mend it; not done.
+    Strict xfail: it fails the day this passes."""
+    game, truth, world, seat = _paid_copies_case()
     assert world.observation(seat).tobytes() == truth.observation(seat).tobytes()
     z, key = worlds_distribution_gap(truth, seat, world, 40)
     assert z < 4, f"{key}: z = {z:.1f}"
