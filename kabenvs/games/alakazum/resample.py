@@ -51,6 +51,7 @@ A state without a recorded start (an older save) is treated as its own start.
 
 from __future__ import annotations
 
+import zlib
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -1167,8 +1168,6 @@ def _routing_rng(origin: "AlakazumState", p: int, actions: list[int]) -> np.rand
     """The generator of ``_route_copies``' chance choices: seeded by the position itself (its start
     and history, the seat), so the analysis, kept per position (``_history_facts``), is the same
     for every copy of a state, and a seeded draw does not depend on which draws came before it."""
-    import zlib
-
     key = repr((p, origin.start.get("rng") if origin.start else None, actions)).encode()
     return np.random.default_rng(zlib.crc32(key))
 
