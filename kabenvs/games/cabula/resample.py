@@ -39,6 +39,7 @@ from kabenvs.core.game import copy_plain, world_start
 from kabenvs.core.patience import resample_budget, resample_tries
 from kabenvs.games.cabula import generations as GEN
 from kabenvs.games.cabula.cards import CURSES, IS_CURSE, NUM_TYPES
+from kabenvs.games.cabula.choice_solver import solve_choices
 
 if TYPE_CHECKING:
     from kabenvs.games.cabula.rules import CabulaState
@@ -281,7 +282,9 @@ class _Tokens:
 
 # How worlds are built, in order of preference, and the tries each gets (a try is one pass over
 # the logged events with backtracking, not a replay of the game): "free" follows nothing of the
-# real game the seat did not see; "seen" also picks, for a card it saw leave a hand, the real
+# real game the seat did not see; "exact" has a SAT solver find the choices (``choice_solver``:
+# complete, so it finds a world wherever the search gave up, at more cost; it too follows
+# nothing the seat did not see) and replays them; "seen" also picks, for a card it saw leave a hand, the real
 # token first (which of that hand's cards of one kind, its old or its freshly drawn ones, it was:
 # only odds); "truth" follows the real game in every choice, which always works. Counted over
 # the kit's games in tests/games/cabula (how often each mode is reached). Eight free tries: a
@@ -289,7 +292,7 @@ class _Tokens:
 # position of 40 random games (three draws each) 8 tries instead of 3 left 37 of 801 worlds
 # marked at 6 players instead of 67 (7.2 -> 8.6 ms a draw), 9 of 453 at 3 instead of 21 and 2 of
 # 447 at 2 instead of 3 (the same cost).
-MODES = (("free", 8), ("seen", 2), ("truth", 1))
+MODES = (("free", 8), ("exact", 1), ("seen", 2), ("truth", 1))
 # Event passes a try may make in all, times the number of logged events, before it gives up.
 BUDGET = 3
 MODE_COUNTS: dict[str, int] = {}  # worlds built per mode in this process (read by the tests)
@@ -327,8 +330,12 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     truth, begin, steps = logged_events(state)
     built = None
     for mode, tries in MODES:  # more tries, each with a larger budget, when patient (core.patience)
-        for _ in range(resample_tries(tries) if mode != "truth" else tries):
-            built = _build(truth, steps, me, n, rng, mode)
+        for _ in range(resample_tries(tries) if mode in ("free", "seen") else tries):
+            if mode == "exact":
+                plan = solve_choices(truth, steps, me, n, rng)
+                built = None if plan is None else _build(truth, steps, me, n, rng, mode, plan=plan)
+            else:
+                built = _build(truth, steps, me, n, rng, mode)
             if built is not None:
                 break
         if built is not None:
@@ -336,8 +343,8 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     MODE_COUNTS[mode] = MODE_COUNTS.get(mode, 0) + 1
     world = _world(state, me, rng, begin, built)
     # "seen" and "truth" worlds follow the real game in part or in full (which card of a kind
-    # left, or every choice): a search walks an earlier "free" world instead (search.tree.Worlds)
-    world._followed_truth = mode != "free"
+    # left, or every choice): a search walks an earlier unmarked world instead (search.tree.Worlds)
+    world._followed_truth = mode not in ("free", "exact")
     return world
 
 
@@ -392,15 +399,12 @@ def _world(state: "CabulaState", me: int, rng: np.random.Generator, begin: int, 
     return world
 
 
-def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Generator, mode: str,
-           need: list | None = None, budget_scale: int = 1):
-    """One pass over the logged events placing the seat's unseen cards as tokens (module
-    docstring). A card that left a hand unseen is any token of that hand, at random, not the real
-    one: the seat cannot tell which it was, so neither may its worlds (``mode``: see ``MODES``). A later sighting needs a token that can be what
-    was seen; when none can, or the groups cannot be dealt at the end, the pass returns None.
-    ``need``: per other hand (in seat order) and then the deck, None or the count of each named
-    type that place must hold at the end (``world_holding``); a deal that cannot meet it is a
-    contradiction like any other, undone by going back to the latest choice."""
+def start_tokens(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Generator):
+    """What every pass over the logged events starts from (``_build``, ``choice_solver``): the
+    tokens of the start's other hands and deck, the events one by one (a card count of an "out"
+    spread into single cards) and, per deck, the cards the seat will see drawn from it (fixed
+    in the start's deck here). The tokens are made in an order that depends only on what the
+    seat knows."""
     g = truth.game
     tok = _Tokens(rng)
     others = [q for q in range(n) if q != me]
@@ -446,11 +450,7 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
             hand_tok[q].append(t)
             start_hands[q].append(t)
     deck_tok = [tok.new(c, deck_group) for c in truth.deck]
-    start_deck = deck_tok[:]
 
-    # -- follow the real game ----------------------------------------------------------------------
-    # Each card that leaves another hand (seen or not) is a choice of token; a choice that a later
-    # sighting contradicts is undone (conflict-directed backjumping over the choices, with a budget).
     flat = []
     for step, events in steps:
         for ev in events:
@@ -465,6 +465,26 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
     will_see = _seen_draws(len(deck_tok), flat, me)
     for pos, c in will_see[0].items():
         tok.fixed[deck_tok[pos]] = c
+    return tok, hand_tok, start_hands, deck_tok, flat, will_see
+
+
+def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Generator, mode: str,
+           need: list | None = None, budget_scale: int = 1, plan: tuple | None = None):
+    """One pass over the logged events placing the seat's unseen cards as tokens (module
+    docstring). A card that left a hand unseen is any token of that hand, at random, not the real
+    one: the seat cannot tell which it was, so neither may its worlds (``mode``: see ``MODES``). A later sighting needs a token that can be what
+    was seen; when none can, or the groups cannot be dealt at the end, the pass returns None.
+    ``need``: per other hand (in seat order) and then the deck, None or the count of each named
+    type that place must hold at the end (``world_holding``); a deal that cannot meet it is a
+    contradiction like any other, undone by going back to the latest choice. ``plan``: (flat
+    event index -> token, token -> type) from ``choice_solver``: every choice takes the planned
+    token and a looked-at hand's free tokens their planned types (mode "exact")."""
+    tok, hand_tok, start_hands, deck_tok, flat, will_see = start_tokens(truth, steps, me, n, rng)
+    start_deck = deck_tok[:]
+    others = [q for q in range(n) if q != me]
+    # -- follow the real game ----------------------------------------------------------------------
+    # Each card that leaves another hand (seen or not) is a choice of token; a choice that a later
+    # sighting contradicts is undone (conflict-directed backjumping over the choices, with a budget).
     first_rebuilt = len(tok.groups)  # the group of the first rebuilt deck
     script: list = []  # ("deck", tokens) or ("take", token), in the order the events happened
     chosen: list[tuple[int, int]] = []  # (history index, token) of cards picked after two balls
@@ -499,21 +519,30 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
         held = hand_tok[v]
         if mode == "truth":
             return [next(t for t in held if tok.true[t] == c)]
-        out, kinds = [], set()
+        out, kinds, alike = [], {}, []
         for t in held:
             if seen and not tok.can_be(t, c):
                 continue
             key = (tok.fixed[t], tok.group[t], tok.handable[t])
             if key not in kinds:  # tokens alike in all these are interchangeable from here on
-                kinds.add(key)
+                kinds[key] = len(out)
                 out.append(t)
-        if not seen or len(out) < 2:
-            return [out[k] for k in rng.permutation(len(out))]
-        # A seen card: each token in the order of a draw weighted by how likely it is that card
-        # (a token known to be it first, then free ones by their group's counts), so the first
-        # try is usually one that later sightings agree with; the rest stay choices to go back to.
-        w = np.array([tok.chance_of(t, c) for t in out]) + 1e-12
-        keys = rng.random(len(out)) ** (1.0 / w)  # a weighted order without replacement
+                alike.append(1)
+            else:
+                alike[kinds[key]] += 1
+        if len(out) < 2:
+            return out
+        # Each kind of token in the order of a draw weighted by its share of the hand's tokens
+        # (one token of each kind stands for all of them: a kind of four is four times as likely
+        # to be the one that left as a kind of one; drawing the kinds alike made a card the seat
+        # had seen go in half the worlds where a random take from five cards takes it in a fifth),
+        # and for a seen card also by how likely each is that card (a token known to be it, then
+        # free ones by their group's counts), so the first try is usually one that later
+        # sightings agree with; the rest stay choices to go back to.
+        w = np.array(alike, dtype=float)
+        if seen:
+            w *= np.array([tok.chance_of(t, c) for t in out])
+        keys = rng.random(len(out)) ** (1.0 / (w + 1e-12))  # a weighted order without replacement
         order = [out[k] for k in np.argsort(-keys)]
         if mode == "seen":
             real = next((t for t in held if tok.true[t] == c and tok.can_be(t, c)), None)
@@ -570,8 +599,25 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
                 for _ in range(k):
                     hand_tok[v].append(tok.new(c, None, c, True))
         elif ev[1] == me:  # "look": the seat saw the whole hand
-            return _fix_looked(tok, hand_tok[ev[2]], ev[3], mode)
+            planned = None if plan is None else {t: plan[1][role.get(t, t)] for t in hand_tok[ev[2]]}
+            return _fix_looked(tok, hand_tok[ev[2]], ev[3], mode, planned)
         return True
+
+    role: dict[int, int] = {}  # mode "exact": token -> the solver's token whose part it plays
+
+    def planned(i: int, ev) -> int:
+        """The solver's choice at event ``i``, or a token alike to it at random (the same type or
+        none, group and past in a hand, in the same hand): such tokens are interchangeable from
+        here on, so they swap parts, and the solver's order of alike cards does not stay."""
+        s = plan[0][i]
+        held = hand_tok[ev[1]]
+        r = next(t for t in held if role.get(t, t) == s)
+        key = (tok.fixed[r], tok.group[r], tok.handable[r])
+        alike = [t for t in held if (tok.fixed[t], tok.group[t], tok.handable[t]) == key]
+        t = alike[int(rng.integers(len(alike)))]
+        if t != r:
+            role[t], role[r] = s, role.get(t, t)
+        return t
 
     # The choices on the trail by the hand a card left or went into, and by what they used up
     # (each list in event order, so the trail's last choice is last in each of its lists).
@@ -689,6 +735,8 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
         else:
             step, at = flat[i]
             cand = options(at)
+            if plan is not None and cand is not None:
+                cand = [planned(i, at)]
             if cand is None:
                 ok = play(step, at, None)
             elif not cand:
@@ -765,10 +813,14 @@ def _seen_draws(start_size: int, flat: list, me: int) -> list[dict[int, int]]:
     return decks
 
 
-def _fix_looked(tok: _Tokens, held: list[int], hand: list[int], mode: str) -> bool:
+def _fix_looked(tok: _Tokens, held: list[int], hand: list[int], mode: str,
+                planned: dict[int, int] | None = None) -> bool:
     """The seat looked at a hand holding the cards ``hand`` (per type): its tokens become those
     cards, fixed ones keeping their type and the free ones taking the rest at random (in mode
-    "seen", their real cards when those fit). False when the fixed ones do not fit the hand."""
+    "seen", their real cards when those fit; in mode "exact", the types ``planned``). False when the fixed
+    ones do not fit the hand."""
+    if planned is not None:
+        return all(tok.fix(t, planned[t]) for t in held)
     if mode == "truth" or (mode == "seen" and _counts(tok.true[t] for t in held) == hand
                            and all(tok.can_be(t, tok.true[t]) for t in held)):
         return all(tok.fix(t, tok.true[t]) for t in held)
