@@ -190,13 +190,18 @@ def formula(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.G
         return max(left[c], 0) / max(sum(left), 1)
 
     def guess(v: int, c: int | None, x: dict[int, int], into: int | None) -> None:
-        here = [t for t in x if t in guess_here[v]]
-        w = np.array([odds(t, c) for t in here])
+        kinds: dict[tuple, list[int]] = {}  # alike guessed tokens, weighed as the search weighs them
+        for t in x:
+            if t in guess_here[v]:
+                kinds.setdefault((fixed[t], guess_type.get(t), group[t]), []).append(t)
+        here = list(kinds.values())
+        w = np.array([odds(ts[0], c) if c is not None else len(ts) for ts in here], dtype=float)
         if here and w.sum() > 0:
-            t = here[int(rng.choice(len(here), p=w / w.sum()))]
+            ts = here[int(rng.choice(len(here), p=w / w.sum()))]
+            t = ts[int(rng.integers(len(ts)))]
             line = next((ln for ln in queue[v].values() if t in ln), None)
             if line is not None:  # the oldest alike one, as the solver's order of alike cards asks
-                t = next(u for u in line if u in guess_here[v])
+                t = next(u for u in line if u in ts)
         else:  # the guess went astray: any token the formula allows
             here = list(x)
             t = here[int(rng.integers(len(here)))]

@@ -357,10 +357,11 @@ def test_a_late_six_player_position_finds_worlds_without_following_the_truth():
     to the latest choice of the same hand or group, a free try found a world in none of 100;
     going back only to the causes of a contradiction (conflict-directed backjumping), and
     fixing the cards the seat will see drawn when their deck is made, about one try in ten does
-    (docs/games/cabula.md, "Resampling")."""
+    (docs/games/cabula.md, "Resampling"; 13 of 200 since unseen losses weigh each kind of token
+    by its number, 16 of 200 before)."""
     state, seat = _saved("late_6p_kit_seed19.json")
     assert len(state.history) == 456 and state.num_players == 6
-    assert len(_free_tries(state, seat, 40, seed=5)) >= 2
+    assert len(_free_tries(state, seat, 80, seed=5)) >= 2
     world = state.resample_hidden(seat, np.random.default_rng(5))
     assert not world.followed_truth
     assert_world_replays(state, seat, world)
