@@ -16,6 +16,12 @@ running times are heavy-tailed: at 14 positions where the usual Alakazum! draw f
 budget in one try still fell back in 2 of 42 (416 ms); in Cábula, none of 24 patient draws fell
 back where 5 of 24 usual ones did (51 ms against 31 ms a draw: a failing try is cheap).
 
+The other way round, ``hurried()``: a resampler called inside it skips a slow complete search it
+would otherwise make before falling back (Cábula's SAT solver, up to a second late in long
+6-player games), and marks the world as before. ``Worlds`` draws hurried once it holds an earlier
+world to walk in a marked one's place: a search at such a position would otherwise spend most of
+its time solving.
+
 The budget is not lifted altogether: backtracking over many hidden choices can take exponential
 time in a contrived position, and a program that hangs is worse than a marked world (still
 consistent, and counted where it is handed out).
@@ -31,6 +37,7 @@ PATIENT_TRIES = 16
 PATIENT_BUDGET = 4
 
 _PATIENT: contextvars.ContextVar[bool] = contextvars.ContextVar("kabenvs_patient_resampling", default=False)
+_HURRIED: contextvars.ContextVar[bool] = contextvars.ContextVar("kabenvs_hurried_resampling", default=False)
 
 
 @contextlib.contextmanager
@@ -47,6 +54,21 @@ def patient(on: bool = True) -> Iterator[None]:
 
 def is_patient() -> bool:
     return _PATIENT.get()
+
+
+@contextlib.contextmanager
+def hurried(on: bool = True) -> Iterator[None]:
+    """Resamplers called inside this block skip their slow complete search and fall back marked
+    where their usual tries fail (for a consumer that has another world to walk instead)."""
+    token = _HURRIED.set(on)
+    try:
+        yield
+    finally:
+        _HURRIED.reset(token)
+
+
+def is_hurried() -> bool:
+    return _HURRIED.get()
 
 
 def resample_budget(base: int) -> int:

@@ -1046,3 +1046,40 @@ def test_the_benchmark_counts_how_often_the_search_keeps_the_models_move():
     # with two simulations (the first only evaluates the root) the one visit goes to the prior's top move
     assert script.versus("kabaleo_v0", "search:model=zoo,sims=2", "random", deals=1, budget=60,
                          seed=3)["model_argmax_share"] == 1.0
+
+
+def test_a_search_solves_for_its_first_world_only_and_walks_a_kept_one_after():
+    """At the late 6-player Cábula position where most of the resampler's free tries give up, the
+    SAT solver (``choice_solver``) finds a world every time, up to a second each. A search's
+    worlds (``Worlds``) may use it until one world is kept; after that its draws are hurried
+    (``core.patience``): no solver, and a marked world is replaced by a copy of a kept one."""
+    import json
+    from pathlib import Path
+
+    from kabenvs.agents.search.tree import Worlds
+    from kabenvs.core.patience import is_hurried
+    from kabenvs.games.cabula import CabulaGame
+    from kabenvs.games.cabula import resample as RS
+
+    saved = Path(__file__).parents[1] / "games" / "cabula" / "data" / "late_6p_kit_seed19.json"
+    case = json.loads(saved.read_text())
+    state = CabulaGame(num_players=6).state_from_json(case["state"])
+    solved = []
+    real = RS.solve_choices
+
+    def counted(*args, **kwargs):
+        assert not is_hurried()
+        solved.append(len(solved))
+        return real(*args, **kwargs)
+
+    RS.MODE_COUNTS.clear()
+    orig, RS.solve_choices = RS.solve_choices, counted
+    try:
+        source = Worlds(state, case["seat"])
+        rng = np.random.default_rng(3)
+        worlds = [source.draw(rng) for _ in range(12)]
+    finally:
+        RS.solve_choices = orig
+    assert all(w is not None and not w._followed_truth for w in worlds)
+    assert source.followed_truth == source.replaced >= 3 and source.skipped == 0
+    assert len(solved) <= 1 and RS.MODE_COUNTS.get("seen", 0) + RS.MODE_COUNTS.get("truth", 0) >= 3

@@ -68,7 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kabenvs.core.game import State
-from kabenvs.core.patience import patient
+from kabenvs.core.patience import hurried, patient
 
 # prior(state, player) -> (probabilities over the game's whole action space, value for player)
 Prior = Callable[[State, int], tuple[Sequence[float] | np.ndarray | None, float]]
@@ -315,7 +315,9 @@ class Worlds:
     (once per search) one *patient* draw (``core.patience``: the resampler tries far longer);
     when they all come back marked too, ``draw`` returns None and that simulation is not run (a
     marked world is never walked: the search would read the real hidden choices from it). A
-    search that got no world at all chooses without one (``SearchAgent``). The draws depend only
+    search that got no world at all chooses without one (``SearchAgent``). Once a world is kept,
+    draws are *hurried* (``core.patience``): a resampler skips its slow complete search (Cábula's
+    SAT solver) and marks the world instead, which a kept one then replaces. The draws depend only
     on the state and ``rng``, so a seeded search stays reproducible."""
 
     KEEP = 16
@@ -330,7 +332,9 @@ class Worlds:
         self.patient = 0  # patient draws made (at most one: it can take a fraction of a second)
 
     def draw(self, rng: np.random.Generator) -> State | None:
-        world = self.state.resample_hidden(self.me, rng)
+        # once there is a world to walk instead of a marked one, no slow complete search (hurried)
+        with hurried(bool(self.kept)):
+            world = self.state.resample_hidden(self.me, rng)
         if not getattr(world, "_followed_truth", False):
             return self.keep(world)
         self.followed_truth += 1

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from kabenvs.core.game import copy_plain, world_start
-from kabenvs.core.patience import resample_budget, resample_tries
+from kabenvs.core.patience import is_hurried, resample_budget, resample_tries
 from kabenvs.games.cabula import generations as GEN
 from kabenvs.games.cabula.cards import CURSES, IS_CURSE, NUM_TYPES
 from kabenvs.games.cabula.choice_solver import solve_choices
@@ -330,6 +330,8 @@ def resample(state: "CabulaState", me: int, rng: np.random.Generator) -> "Cabula
     truth, begin, steps = logged_events(state)
     built = None
     for mode, tries in MODES:  # more tries, each with a larger budget, when patient (core.patience)
+        if mode == "exact" and is_hurried():
+            continue  # the caller walks another world in a marked one's place (core.patience)
         for _ in range(resample_tries(tries) if mode in ("free", "seen") else tries):
             if mode == "exact":
                 plan = solve_choices(truth, steps, me, n, rng)
