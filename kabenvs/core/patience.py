@@ -41,30 +41,29 @@ _HURRIED: contextvars.ContextVar[bool] = contextvars.ContextVar("kabenvs_hurried
 
 
 @contextlib.contextmanager
-def patient(on: bool = True) -> Iterator[None]:
-    """Resamplers called inside this block try ``PATIENT_TRIES`` times as often, each try with
-    ``PATIENT_BUDGET`` times the budget (``on=False``: the usual budget again inside it, for a
-    draw whose fallback would tell nothing)."""
-    token = _PATIENT.set(on)
+def _setting(var: contextvars.ContextVar[bool], on: bool) -> Iterator[None]:
+    token = var.set(on)
     try:
         yield
     finally:
-        _PATIENT.reset(token)
+        var.reset(token)
+
+
+def patient(on: bool = True) -> contextlib.AbstractContextManager[None]:
+    """Resamplers called inside this block try ``PATIENT_TRIES`` times as often, each try with
+    ``PATIENT_BUDGET`` times the budget (``on=False``: the usual budget again inside it, for a
+    draw whose fallback would tell nothing)."""
+    return _setting(_PATIENT, on)
 
 
 def is_patient() -> bool:
     return _PATIENT.get()
 
 
-@contextlib.contextmanager
-def hurried(on: bool = True) -> Iterator[None]:
+def hurried(on: bool = True) -> contextlib.AbstractContextManager[None]:
     """Resamplers called inside this block skip their slow complete search and fall back marked
     where their usual tries fail (for a consumer that has another world to walk instead)."""
-    token = _HURRIED.set(on)
-    try:
-        yield
-    finally:
-        _HURRIED.reset(token)
+    return _setting(_HURRIED, on)
 
 
 def is_hurried() -> bool:
