@@ -114,11 +114,14 @@ class _Formula:
 
 
 def solve_choices(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Generator,
-                  conflicts: int | None = None) -> tuple[dict[int, int], dict[int, int]] | None:
+                  conflicts: int | None = None, need: list | None = None
+                  ) -> tuple[dict[int, int], dict[int, int]] | None:
     """(event index -> the token that left there, token -> its type) for a world consistent
     with everything seat ``me`` saw, or None when the solver met ``conflicts`` (default
-    ``CONFLICTS``) conflicts first (or the events admit no world, which a real game's never do)."""
-    built = formula(truth, steps, me, n, rng)
+    ``CONFLICTS``) conflicts first, or the events admit no world (a real game's always do, unless
+    ``need`` asks for more). ``need``: as ``resample._build`` takes it, per other hand in seat
+    order and then the deck, None or the count of each named type that place holds at the end."""
+    built = formula(truth, steps, me, n, rng, need)
     if built is None:
         return None
     f, choices, y, fixed, phases = built
@@ -136,7 +139,8 @@ def solve_choices(truth: "CabulaState", steps: list, me: int, n: int, rng: np.ra
     return picked, types
 
 
-def formula(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Generator):
+def formula(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Generator,
+            need: list | None = None):
     """The formula of the module docstring: (the formula, event index -> {token: x literal},
     (token, type) -> y literal, each token's fixed type or None, the solver's first phases), or
     None when the events already contradict the public counts."""
@@ -245,6 +249,17 @@ def formula(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.G
                 cards.remove(c)
                 guess_type[t] = c
                 guess_left[group[t]][c] -= 1
+
+    def holds(held: dict[int, int], c: int, k: int) -> bool:
+        """Of the tokens ``held`` (token -> its presence literal) exactly ``k`` are there and ``c``s."""
+        lits, sure = [], 0
+        for t, here in held.items():
+            lit = f.both(here, is_type(t, c)) if is_type(t, c) != -TRUE else -TRUE
+            if lit == TRUE:
+                sure += 1
+            elif lit != -TRUE:
+                lits.append(lit)
+        return f.exactly(lits, k - sure)
 
     def prune(v: int) -> bool:
         """Drop the tokens of hand ``v`` that are gone in every world the formula allows: the
@@ -364,16 +379,15 @@ def formula(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.G
             guess_look(ev[2], ev[3])
             if not prune(ev[2]) or sum(ev[3]) != size[ev[2]]:
                 return None
-            for c in range(NUM_TYPES):
-                lits, sure = [], 0
-                for t, here in present[ev[2]].items():
-                    lit = f.both(here, is_type(t, c)) if is_type(t, c) != -TRUE else -TRUE
-                    if lit == TRUE:
-                        sure += 1
-                    elif lit != -TRUE:
-                        lits.append(lit)
-                if not f.exactly(lits, ev[3][c] - sure):
-                    return None
+            if not all(holds(present[ev[2]], c, ev[3][c]) for c in range(NUM_TYPES)):
+                return None
+    if need is not None:  # what each named place must hold at the end (``world_holding``)
+        places = [present[q] for q in range(n) if q != me] + [dict.fromkeys(deck, TRUE)]
+        for q in range(n):
+            if q != me and not prune(q):
+                return None
+        if not all(holds(held, c, k) for held, want in zip(places, need) if want for c, k in want.items()):
+            return None
 
     # -- the types: one each, curses only where no hand ever held the token, each group's counts --
     # A free token no sighting or look named is interchangeable with every other such token of its

@@ -354,7 +354,8 @@ def world_holding(state: "CabulaState", me: int, want: dict, rng: np.random.Gene
                   tries: int) -> "CabulaState | None":
     """A world as ``resample`` builds (mode "free"), whose hidden zones (``_hidden_zones``) hold
     each named type in each named zone as often as ``want`` says (zone name -> {type: count});
-    None when ``tries`` searches found none (no proof that none exists). Rather than drawing
+    None when ``tries`` searches and then the SAT solver (``choice_solver``, within its conflicts)
+    found none. Rather than drawing
     worlds until one fits (hundreds of splits at five players), the search itself deals to fit:
     the last deal meets the counts where the fixed cards allow, and when it cannot, the choices of
     which card left a hand are undone in turn, as for a sighting that contradicts them."""
@@ -371,7 +372,10 @@ def world_holding(state: "CabulaState", me: int, want: dict, rng: np.random.Gene
         built = _build(truth, steps, me, n, rng, "free", need, budget_scale=4)
         if built is not None:
             return _world(state, me, rng, begin, built)
-    return None
+    # then the solver, which finds such a world wherever there is one (within its conflicts)
+    plan = solve_choices(truth, steps, me, n, rng, need=need)
+    built = None if plan is None else _build(truth, steps, me, n, rng, "exact", need, plan=plan)
+    return None if built is None else _world(state, me, rng, begin, built)
 
 
 def _world(state: "CabulaState", me: int, rng: np.random.Generator, begin: int, built) -> "CabulaState":

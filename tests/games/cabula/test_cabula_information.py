@@ -489,3 +489,27 @@ def test_a_solver_that_runs_out_of_conflicts_falls_back_marked(monkeypatch):
     world = state.resample_hidden(seat, np.random.default_rng(0))
     assert RS.MODE_COUNTS == {"truth": 1} and world.followed_truth
     assert_world_replays(state, seat, world)
+
+
+def test_world_holding_asks_the_solver_where_its_tries_find_none(monkeypatch):
+    """``world_holding`` (the recall probes' builder) goes on to the solver where its own tries
+    give up. With every free try failing (forced here), at the late 6-player position, the solver
+    alone builds a world holding the real game's split of two hands and replaying to the seat's
+    views; and it finds none holding more cyclopes in a hand than the hidden zones hold."""
+    from kabenvs.core.view_history import replayed_digest
+    from kabenvs.games.cabula import resample as RS
+
+    build = RS._build
+    monkeypatch.setattr(RS, "_build", lambda *a, **k: None if a[5] == "free" else build(*a, **k))
+    state, seat = _saved("late_6p_kit_seed19.json")
+    zones = state.hidden_zones(seat)
+    names = [z for z in zones if z.startswith("hand")][:2]
+    want = {z: {c: zones[z].count(c) for c in set(zones[z])} for z in names}
+    world = state.world_holding(seat, want, np.random.default_rng(0), 1)
+    assert world is not None and not world.followed_truth
+    got = world.hidden_zones(seat)
+    assert all(got[z].count(c) == k for z, items in want.items() for c, k in items.items())
+    assert replayed_digest(world, seat).digest() == replayed_digest(state, seat).digest()
+    cyclops = ID["cyclops"]
+    hidden = sum(z.count(cyclops) for z in zones.values())
+    assert state.world_holding(seat, {names[0]: {cyclops: hidden + 1}}, np.random.default_rng(0), 1) is None
