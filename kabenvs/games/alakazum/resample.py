@@ -298,6 +298,16 @@ def _draw(state: "AlakazumState", p: int, rng: np.random.Generator,
         new_start = world_start(fields, rng)
         if not hidden_steps:
             break
+        # (not for ``world_holding``: its relabelling was drawn to hold what it asks)
+        if not want and rng.random() < SWAP_SHARE:
+            swap = _swap_before_sighting(here, p, sigma, bars, chance, hidden_steps, rng)
+            if swap is not None and (owed is None or _pays(game.cs, here.hands[owed[0]], owed[1], swap)):
+                swapped = _relabel(origin.start["state"], swap)
+                swapped["shuffles"], swapped["rolls"] = orders, chance.rolls[:]
+                world = _rechoose(game, origin, swapped, world_start(swapped, rng), actions, taken, swap,
+                                  rng, p, hidden_steps, run_start, observed, chance, SWAP_BUDGET)
+                if world is not None:
+                    break
         world = _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p,
                           hidden_steps, run_start, observed, chance)
         if world is not None:
@@ -312,6 +322,51 @@ def _draw(state: "AlakazumState", p: int, rng: np.random.Generator,
     world._reset_caches()
     world._followed_truth = followed  # a search walks an earlier world instead (search.tree.Worlds)
     return world, bool(hidden_steps)
+
+
+# The share of draws with re-chosen steps that first try a swap before a sighting, and the share
+# of the re-choosing budget such a try may spend before the draw goes on without it.
+SWAP_SHARE = 0.5
+SWAP_BUDGET = 0.25
+
+
+def _swap_before_sighting(present, p: int, sigma: dict[int, int], barred, chance: "_Chance",
+                          hidden_steps: list[int], rng: np.random.Generator) -> dict[int, int] | None:
+    """``sigma`` with one card the seat first saw leave another hand after a re-chosen gift to that
+    hand (``_Chance.exposed``) swapped, over its route before then, with a never-seen card of
+    another type: the swapped card takes that never-seen card's route and stays unseen, and the
+    re-chosen gift must bring the hand a copy of the card's type for the sighting to read the
+    same. Which copy the seat saw leave the hand is no information: the hand may have held it
+    from the start or been given it face down (docs/games/alakazum.md, Known gaps, "Copies paid
+    after a hidden gift"). None where no such swap is offered."""
+    cs = present.game.cs
+    first = hidden_steps[0]
+    to = [chance.gift_to[j][1] if j in chance.gift_to else -1 for j in hidden_steps]
+    cands = sorted(c for c, (k, q) in chance.exposed.items()
+                   if k > first and q >= 0 and any(j < k and t == q for j, t in zip(hidden_steps, to)))
+    if not cands:
+        return None
+    card = cands[int(rng.integers(len(cands)))]
+    inverse = {d: c for c, d in sigma.items()}
+    finals = set(present.finals)
+    in_hands = {c for q in range(present.num_players) if q != p for c in present.hands[q]}
+
+    def unbarred(c: int, d: int) -> bool:  # d may lie where the hand of c showed no such card
+        bar = barred.get(c)
+        e = cs.effect[d]
+        return not bar or not (e == "amulet" or (e == "culture_object" and cs.cards[d].culture in bar))
+
+    options = [d for d in sorted(inverse)
+               if d not in finals and inverse[d] not in finals and inverse[d] != present.fm_keep
+               and cs.is_hand[d] and cs.htype[d] != cs.htype[card] and unbarred(card, d)
+               and (inverse[d] not in in_hands or unbarred(inverse[d], card))]
+    if not options:
+        return None
+    other = options[int(rng.integers(len(options)))]
+    out = dict(sigma)
+    out[inverse[other]] = card
+    out[card] = other
+    return out
 
 
 def _relabelling(present, p: int, hidden: set[int], owed, barred, rng: np.random.Generator) -> dict[int, int]:
@@ -413,7 +468,7 @@ RECHOOSE_FLOOR = 2000
 
 
 def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hidden_steps, run_start,
-              observed, chance):
+              observed, chance, share: float = 1.0):
     """The world with each of ``hidden_steps`` (another seat's choice hidden from ``p``) drawn
     again among the moves the world allows there that leave ``p``'s observation as the real one
     did, every later step checked (legal, and ``p`` sees what it saw). A choice that a later step
@@ -426,7 +481,7 @@ def _rechoose(game, origin, fields, new_start, actions, taken, sigma, rng, p, hi
     first = hidden_steps[0]
     world = _start_world(game, origin, fields, new_start)
     _follow(world, game, actions, taken, sigma, 0, first)
-    budget = resample_budget(RECHOOSE_BUDGET * len(actions) + RECHOOSE_FLOOR)
+    budget = int(share * resample_budget(RECHOOSE_BUDGET * len(actions) + RECHOOSE_FLOOR))
     ends = hidden_steps[1:] + [len(actions)]
     # hidden step -> the latest earlier one of the same sequence of gifts to the same player
     same_gift: dict[int, int] = {}
@@ -842,6 +897,7 @@ def _analyse(state: "AlakazumState", p: int, origin: "AlakazumState", actions: l
     hiding = [False]  # (whether the step being replayed is a hidden gift sending a never-seen copy)
     _route_copies(replay, p, seen, moved, hiding, _routing_rng(origin, p, actions))
     chance = _track_chance(replay)
+    unexposed = set().union(*_hidden_now(origin, p).values())  # (``_Chance.exposed``)
     kind_of, move_of = game.kind_of, game.move_of
     cls, htype = game.cs.cls, game.cs.htype
     put_back: dict[int, int] = {}  # card -> the step another caster put it back on the deck
@@ -912,6 +968,12 @@ def _analyse(state: "AlakazumState", p: int, origin: "AlakazumState", actions: l
             + [(q, 1, htype[c] if c in now else None)
                for q in range(replay.num_players) for c in held_after[q] - held_before[q] - drawn])
         seen |= now
+        if unexposed:
+            still = set().union(*_hidden_now(replay, p).values())
+            for c in unexposed - still:
+                chance.exposed[c] = (k, next((q for q in range(replay.num_players)
+                                              if q != p and c in held_before[q]), -1))
+            unexposed &= still
         if chance.calm:
             _follow_calm(chance, replay, p, now, taken[k], barred)
         if fm_left is not None and keep >= 0 and not replay.fm and not replay.fm_order:
@@ -987,6 +1049,10 @@ class _Chance:
         self.held: dict[int, tuple[int, set[int]]] = {}
         self.drawers: list[int] = []  # who drew each card of ``drawn``
         self.stirred: list[int] = []  # the cards a Forest Magic took during the step being replayed
+        # Cards hidden from the seat at the start that left its hidden places later: card -> (the
+        # step, the other player whose hand it left then, else -1). Until then the seat could not
+        # tell which card it was (``_swap_before_sighting``).
+        self.exposed: dict[int, tuple[int, int]] = {}
 
 
 def _track_chance(replay: "AlakazumState") -> _Chance:

@@ -463,7 +463,10 @@ def test_chained_draws_forget_the_source_where_gifts_are_re_chosen(monkeypatch):
     were routed (``resample._route_copies``, 2026-12-07, later): the worlds of those ten worlds
     now hold 0.50-0.63 Double potions in the deck on average, the truth's 0.42 (60 draws each).
     The chain of three is the default again since (``CHAIN`` 3; a card drawn face down and seen
-    later needs it: ``test_a_card_drawn_face_down_and_seen_later_does_not_pin_its_draw``)."""
+    later needs it: ``test_a_card_drawn_face_down_and_seen_later_does_not_pin_its_draw``). Since a
+    draw may swap a card before its sighting (``resample._swap_before_sighting``, 2026-12-08) it
+    draws its random numbers in another order, and seed 999's world holds one Double potion in
+    the deck; seed 997's, the nearest below that holds none, is the world now."""
     from kabenvs.games.alakazum import resample as R
 
     chain = R.CHAIN
@@ -471,7 +474,7 @@ def test_chained_draws_forget_the_source_where_gifts_are_re_chosen(monkeypatch):
     state = _position(3, 2, 0.6)
     seat = state.current_player
     monkeypatch.setattr(R, "CHAIN", 1)
-    other = state.resample_hidden(seat, np.random.default_rng(999))
+    other = state.resample_hidden(seat, np.random.default_rng(997))
     key = ("forest deck", "Double potion")
     assert state.hidden_zones(seat)[key[0]].count(key[1]) == 1 and other.hidden_zones(seat)[key[0]].count(key[1]) == 0
 
@@ -1151,29 +1154,62 @@ def test_a_payment_takes_a_copy_a_hidden_gift_may_have_brought_by_chance():
     assert facts[0][1] == facts[1][1] and facts[0][4].hands == facts[1][4].hands
 
 
-@pytest.mark.xfail(strict=True, reason="issue #13, open: which copy is left hidden after copies were paid in "
-                   "view is routed by a rule, and the seen one it leaves is pinned (docs/games/alakazum.md, "
-                   "Known gaps, 'Copies paid after a hidden gift')")
 def test_the_copy_left_hidden_after_a_payment_does_not_depend_on_the_source():
     """Seat 4 of a 5-player game met by the shared kit (``KIT_SEED=49``, step 134 of 671): player
     0 took a Magic hat 1 from the market in view, gave a card face down to player 2 in its
     Halloween, and player 2 paid two Magic hats 1 in view 14 steps later; one Magic hat 1 is
-    hidden from the seat. In the truth the gift sent that hat and player 2 paid it with one it drew,
-    so the hidden copy is one the seat never saw, which the relabelling puts anywhere (the forest
-    deck in 0.63 of the truth's worlds). In the world (the kit's draw) the re-chosen gift kept the
-    hat and player 2 paid two never-seen copies, so the hidden copy is the seen one, pinned to
-    player 0's hand or, through a re-chosen gift, player 2's (0.55 / 0.45, the deck never): z = 10
-    with 40 draws, 16.5 with one draw instead of the chain. Since a payment takes such copies by
-    chance (the test above), the world's worlds reach the deck too, but seldom (0.23 against the
-    truth's 0.64 over 300 draws: z = 11 where it was 23): the truth's kind of world needs a
-    re-chosen gift of the hat and a chance payment of it, two links of the chain, and the other
-    way a relabelling that deals player 2 a second hat. A draw that does not start from its
-    source (a card's identity drawn again before its first sighting) would mend it; not done.
-    Strict xfail: it fails the day this passes."""
+    hidden from the seat. In the truth the gift sent that hat and player 2 paid it with one it
+    drew, so the hidden copy is one the seat never saw, which the relabelling puts anywhere. In
+    the world (the kit's draw) the re-chosen gift kept the hat and player 2 paid two copies dealt
+    to it, so the hidden copy was the seen one, pinned to a hand: z = 10 with 40 draws, 11 with
+    300 on the hat in the forest deck (0.23 against 0.64) after payments took copies by chance.
+    A draw may now swap a copy the seat first saw leave player 2's hand with a never-seen card
+    over its route before then (``resample._swap_before_sighting``), the re-chosen gift bringing
+    the seen hat instead; so the world's worlds reach the truth's kind in one draw. It was a
+    strict xfail until then (2026-12-08)."""
     game, truth, world, seat = _paid_copies_case()
     assert world.observation(seat).tobytes() == truth.observation(seat).tobytes()
     z, key = worlds_distribution_gap(truth, seat, world, 40)
     assert z < 4, f"{key}: z = {z:.1f}"
+    z, key = worlds_distribution_gap(truth, seat, world, 60, items=lambda w: [
+        ("forest deck", x) for x in w.hidden_zones(seat)["forest deck"] if x == "Magic hat 1"])
+    assert z < 3, f"{key}: z = {z:.1f}"
+
+
+def test_a_copy_seen_leaving_a_hand_may_have_come_by_a_re_chosen_gift(monkeypatch):
+    """The mechanism of the test above, one draw from the kit's world. Without the swap before a
+    sighting, no single draw holds the Magic hat 1 in the forest deck (the seen hat stays on its
+    route, the dealt copies are paid); with it, a swapped draw sends the seen hat by the gift,
+    deals player 2 a card of another type where its paid copy was, and leaves that copy unseen
+    where the never-seen card lay. Every such world replays to what the seat saw at every step."""
+    from kabenvs.games.alakazum import resample as R
+
+    game, truth, world, seat = _paid_copies_case()
+    monkeypatch.setattr(R, "CHAIN", 1)
+    origin, actions = R._start_of(world)
+    chance = R._history_facts(world, seat, origin, actions)[5]
+    # the copy dealt to player 2 and paid at step 54 left its hand after the gift at step 39
+    assert chance.exposed[65] == (54, 2) and chance.gift_to[39][1] == 2
+
+    def deck_hats(share: float, draws: int) -> list[int]:
+        monkeypatch.setattr(R, "SWAP_SHARE", share)
+        out = []
+        for i in range(draws):
+            w = world.resample_hidden(seat, np.random.default_rng(i))
+            out.append(w.hidden_zones(seat)["forest deck"].count("Magic hat 1"))
+            if out[-1]:
+                assert w.action_name(w.replay_actions()[39]) == "give Magic hat 1"
+                replay = w.replay_start()
+                past = world.replay_start()
+                for a, b in zip(w.replay_actions(), actions):
+                    assert replay.observation(seat).tobytes() == past.observation(seat).tobytes()
+                    replay.apply(a)
+                    past.apply(b)
+                assert replay.observation(seat).tobytes() == world.observation(seat).tobytes()
+        return out
+
+    assert sum(deck_hats(0.0, 20)) == 0
+    assert sum(deck_hats(1.0, 20)) >= 3
 
 
 def test_re_chosen_gifts_leave_each_hand_what_it_plays_later():
