@@ -348,7 +348,7 @@ def _swap_before_sighting(present, p: int, sigma: dict[int, int], barred, chance
     cs = present.game.cs
     first = hidden_steps[0]
     to = [chance.gift_to[j][1] if j in chance.gift_to else -1 for j in hidden_steps]
-    cands = sorted(c for c, (k, q) in chance.exposed.items()
+    cands = sorted(c for c, (k, q, _) in chance.exposed.items()
                    if k > first and q >= 0 and any(j < k and t == q for j, t in zip(hidden_steps, to)))
     if not cands:
         return None
@@ -368,6 +368,14 @@ def _swap_before_sighting(present, p: int, sigma: dict[int, int], barred, chance
     out = dict(sigma)
     out[inverse[other]] = card
     out[card] = other
+    # The sighting needs the hand to hold another card of the type then: one it held, or one a
+    # re-chosen step before could bring it (a gift to it, its own Forest Magic keep). Where no
+    # card there is of that type once swapped, no world has it: the try is not made.
+    k, q, held = chance.exposed[card]
+    near = held + [c for j in hidden_steps if j < k and chance.pools[j][0] == q for c in chance.pools[j][1]]
+    t = cs.htype[card]
+    if not any(cs.htype[out.get(c, c)] == t for c in near):
+        return None
     return out
 
 
@@ -938,6 +946,7 @@ def _analyse(state: "AlakazumState", p: int, origin: "AlakazumState", actions: l
                 pool = ()
             if pool:
                 secret.append((k, any(c in seen for c in pool), pend["p"]))
+                chance.pools[k] = (pend["to"] if pend["k"] == GIVE_CARD else pend["p"], list(pool))
                 chance.unseen_moves.add(k)
                 if pend["k"] == GIVE_CARD:
                     chance.gift_to[k] = (gifts, pend["to"])
@@ -973,8 +982,8 @@ def _analyse(state: "AlakazumState", p: int, origin: "AlakazumState", actions: l
         if unexposed:
             still = set().union(*_hidden_now(replay, p).values())
             for c in unexposed - still:
-                chance.exposed[c] = (k, next((q for q in range(replay.num_players)
-                                              if q != p and c in held_before[q]), -1))
+                q = next((q for q in range(replay.num_players) if q != p and c in held_before[q]), -1)
+                chance.exposed[c] = (k, q, sorted(held_before[q] - {c}) if q >= 0 else [])
             unexposed &= still
         if chance.calm:
             _follow_calm(chance, replay, p, now, taken[k], barred)
@@ -1052,9 +1061,12 @@ class _Chance:
         self.drawers: list[int] = []  # who drew each card of ``drawn``
         self.stirred: list[int] = []  # the cards a Forest Magic took during the step being replayed
         # Cards hidden from the seat at the start that left its hidden places later: card -> (the
-        # step, the other player whose hand it left then, else -1). Until then the seat could not
-        # tell which card it was (``_swap_before_sighting``).
-        self.exposed: dict[int, tuple[int, int]] = {}
+        # step, the other player whose hand it left then, else -1, and the hand's other cards).
+        # Until then the seat could not tell which card it was (``_swap_before_sighting``).
+        self.exposed: dict[int, tuple[int, int, list[int]]] = {}
+        # Each step where another seat chose unseen among cards: the hand the chosen card goes to
+        # (a gift's recipient, a Forest Magic caster), and the cards it chose among.
+        self.pools: dict[int, tuple[int, list[int]]] = {}
 
 
 def _track_chance(replay: "AlakazumState") -> _Chance:
