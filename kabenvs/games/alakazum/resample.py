@@ -349,7 +349,7 @@ def _swap_before_sighting(present, p: int, sigma: dict[int, int], barred, chance
     first = hidden_steps[0]
     to = [chance.gift_to[j][1] if j in chance.gift_to else -1 for j in hidden_steps]
     cands = sorted(c for c, (k, q, _) in chance.exposed.items()
-                   if k > first and q >= 0 and any(j < k and t == q for j, t in zip(hidden_steps, to)))
+                   if k > first and any(j < k and t == q for j, t in zip(hidden_steps, to)))
     if not cands:
         return None
     card = cands[int(rng.integers(len(cands)))]
@@ -980,11 +980,17 @@ def _analyse(state: "AlakazumState", p: int, origin: "AlakazumState", actions: l
                for q in range(replay.num_players) for c in held_after[q] - held_before[q] - drawn])
         seen |= now
         if unexposed:
-            still = set().union(*_hidden_now(replay, p).values())
-            for c in unexposed - still:
-                q = next((q for q in range(replay.num_players) if q != p and c in held_before[q]), -1)
-                chance.exposed[c] = (k, q, sorted(held_before[q] - {c}) if q >= 0 else [])
-            unexposed &= still
+            # (only cards that left another hand, or that the seat now knows of in one, can have
+            # left its hidden places out of a hand: the full hidden set is counted only for those)
+            out = [(c, q) for q in range(replay.num_players) if q != p for c in held_before[q]
+                   if c in unexposed and (c in now or c not in held_after[q])]
+            if out:
+                still = set().union(*_hidden_now(replay, p).values())
+                for c, q in out:
+                    if c not in still:
+                        chance.exposed[c] = (k, q, sorted(held_before[q] - {c}))
+                        unexposed.discard(c)
+            unexposed -= now
         if chance.calm:
             _follow_calm(chance, replay, p, now, taken[k], barred)
         if fm_left is not None and keep >= 0 and not replay.fm and not replay.fm_order:
@@ -1060,9 +1066,10 @@ class _Chance:
         self.held: dict[int, tuple[int, set[int]]] = {}
         self.drawers: list[int] = []  # who drew each card of ``drawn``
         self.stirred: list[int] = []  # the cards a Forest Magic took during the step being replayed
-        # Cards hidden from the seat at the start that left its hidden places later: card -> (the
-        # step, the other player whose hand it left then, else -1, and the hand's other cards).
-        # Until then the seat could not tell which card it was (``_swap_before_sighting``).
+        # Cards hidden from the seat at the start that left its hidden places later out of another
+        # player's hand (played, paid, given to the seat or into view, or known there): card ->
+        # (the step, that player, the hand's other cards). Until then the seat could not tell
+        # which card it was (``_swap_before_sighting``).
         self.exposed: dict[int, tuple[int, int, list[int]]] = {}
         # Each step where another seat chose unseen among cards: the hand the chosen card goes to
         # (a gift's recipient, a Forest Magic caster), and the cards it chose among.
