@@ -299,8 +299,7 @@ def _draw(state: "AlakazumState", p: int, rng: np.random.Generator,
             if not want or _holds(here, p, sigma, want):
                 break
         # 3. relabel the start, rewrite the hidden choices, replay
-        fields = _relabel(origin.start["state"], sigma)
-        fields["shuffles"], fields["rolls"] = orders, chance.rolls[:]
+        fields = _start_fields(origin, sigma, orders, chance)
         new_start = world_start(fields, rng)
         if not hidden_steps:
             break
@@ -308,8 +307,7 @@ def _draw(state: "AlakazumState", p: int, rng: np.random.Generator,
         if not want and rng.random() < SWAP_SHARE:
             swap = _swap_before_sighting(here, p, sigma, bars, chance, hidden_steps, rng)
             if swap is not None and (owed is None or _pays(game.cs, here.hands[owed[0]], owed[1], swap)):
-                swapped = _relabel(origin.start["state"], swap)
-                swapped["shuffles"], swapped["rolls"] = orders, chance.rolls[:]
+                swapped = _start_fields(origin, swap, orders, chance)
                 world = _rechoose(game, origin, swapped, world_start(swapped, rng), actions, taken, swap,
                                   rng, p, hidden_steps, run_start, observed, chance, SWAP_BUDGET)
                 if world is not None:
@@ -328,6 +326,14 @@ def _draw(state: "AlakazumState", p: int, rng: np.random.Generator,
     world._reset_caches()
     world._followed_truth = followed  # a search walks an earlier world instead (search.tree.Worlds)
     return world, bool(hidden_steps)
+
+
+def _start_fields(origin, sigma: dict[int, int], orders: list[list[int]], chance: "_Chance") -> dict:
+    """The world's start (step 3): the real start relabelled by ``sigma``, its past chance scripted
+    (the reshuffle orders step 2 dealt, the history's dice)."""
+    fields = _relabel(origin.start["state"], sigma)
+    fields["shuffles"], fields["rolls"] = orders, chance.rolls[:]
+    return fields
 
 
 # The share of draws with re-chosen steps that first try a swap before a sighting, and the share
