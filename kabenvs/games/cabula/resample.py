@@ -66,6 +66,11 @@ class _Tokens:
         self.nfree: list[int] = []  # per group, its tokens not yet fixed
         self.last_fail: int | None = None
 
+
+    def kind(self, t: int) -> tuple:
+        """What makes tokens of one hand interchangeable from here on: the type fixed (or none),
+        the group, and whether it sat in a hand."""
+        return (self.fixed[t], self.group[t], self.handable[t])
     def count_left(self) -> None:
         """``left`` from scratch: each group's cards less its fixed tokens."""
         self.left = [g[:] for g in self.groups]
@@ -529,7 +534,7 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
         for t in held:
             if seen and not tok.can_be(t, c):
                 continue
-            key = (tok.fixed[t], tok.group[t], tok.handable[t])
+            key = tok.kind(t)
             if key not in kinds:  # tokens alike in all these are interchangeable from here on
                 kinds[key] = len(out)
                 out.append(t)
@@ -557,8 +562,7 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
         if mode == "seen":
             real = next((t for t in held if tok.true[t] == c and tok.can_be(t, c)), None)
             if real is not None:
-                order = [real] + [t for t in order if (tok.fixed[t], tok.group[t], tok.handable[t])
-                                  != (tok.fixed[real], tok.group[real], tok.handable[real])]
+                order = [real] + [t for t in order if tok.kind(t) != tok.kind(real)]
         return order
 
     def play(step: int, ev, t: int | None) -> bool:
@@ -622,8 +626,8 @@ def _build(truth: "CabulaState", steps: list, me: int, n: int, rng: np.random.Ge
         s = plan[0][i]
         held = hand_tok[ev[1]]
         r = next(t for t in held if role.get(t, t) == s)
-        key = (tok.fixed[r], tok.group[r], tok.handable[r])
-        alike = [t for t in held if (tok.fixed[t], tok.group[t], tok.handable[t]) == key]
+        key = tok.kind(r)
+        alike = [t for t in held if tok.kind(t) == key]
         t = alike[int(rng.integers(len(alike)))]
         if t != r:
             role[t], role[r] = s, role.get(t, t)
